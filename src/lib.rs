@@ -1,0 +1,16 @@
+//! batchdoku: a high-throughput batch Sudoku engine.
+//!
+//! The library holds the reusable work; the `batchdoku` binary is a thin
+//! command line over it.
+//!
+//! - [`grid`]: the 9x9 grid, its line and block forms, rule checks.
+//! - [`solver`]: the [`Solver`](solver::Solver) trait and its three variants.
+//! - [`batch`]: solving a slice of line records into an output buffer, the
+//!   unit of work the parallel `solve` command is built from.
+
+pub mod batch;
+pub mod grid;
+pub mod solver;
+
+pub use grid::{Grid, ParseError};
+pub use solver::{Outcome, Solver, SolverKind};

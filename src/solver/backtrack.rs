@@ -1,0 +1,129 @@
+//! The classic backtracking solver: the reference every other variant is
+//! checked against. Empty cells are filled in row-major order, trying digits
+//! 1 to 9; a digit is allowed when the cell's row, column and box have not
+//! used it. No propagation, so hard puzzles can take seconds.
+
+use super::{Outcome, Solver};
+use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+
+/// Row-major backtracking over used-digit masks.
+#[derive(Debug, Clone)]
+pub struct BacktrackSolver {
+    /// Bit `d` set when digit `d` is used in the row / column / box.
+    rows: [u16; 9],
+    cols: [u16; 9],
+    boxes: [u16; 9],
+    /// The grid being filled.
+    cells: [u8; CELLS],
+    /// Indexes of the cells that were empty, in row-major order.
+    empty: [u8; CELLS],
+    empty_len: usize,
+    limit: u32,
+    found: u32,
+    first: Option<Grid>,
+    guesses: u64,
+}
+
+impl Default for BacktrackSolver {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BacktrackSolver {
+    pub fn new() -> Self {
+        BacktrackSolver {
+            rows: [0; 9],
+            cols: [0; 9],
+            boxes: [0; 9],
+            cells: [0; CELLS],
+            empty: [0; CELLS],
+            empty_len: 0,
+            limit: 1,
+            found: 0,
+            first: None,
+            guesses: 0,
+        }
+    }
+
+    /// Loads the givens; false when one repeats a digit in a unit.
+    fn load(&mut self, puzzle: &Grid) -> bool {
+        self.rows = [0; 9];
+        self.cols = [0; 9];
+        self.boxes = [0; 9];
+        self.cells = *puzzle.cells();
+        self.empty_len = 0;
+        for i in 0..CELLS {
+            let v = self.cells[i];
+            if v == 0 {
+                self.empty[self.empty_len] = i as u8;
+                self.empty_len += 1;
+                continue;
+            }
+            let bit = 1u16 << v;
+            let (r, c, b) = (ROW_OF[i] as usize, COL_OF[i] as usize, BOX_OF[i] as usize);
+            if (self.rows[r] | self.cols[c] | self.boxes[b]) & bit != 0 {
+                return false;
+            }
+            self.rows[r] |= bit;
+            self.cols[c] |= bit;
+            self.boxes[b] |= bit;
+        }
+        true
+    }
+
+    /// Fills empty cell number `k` onwards; returns true when the limit is reached.
+    fn fill(&mut self, k: usize) -> bool {
+        if k == self.empty_len {
+            self.found += 1;
+            if self.first.is_none() {
+                self.first = Grid::from_cells(self.cells);
+            }
+            return self.found >= self.limit;
+        }
+        let i = self.empty[k] as usize;
+        let (r, c, b) = (ROW_OF[i] as usize, COL_OF[i] as usize, BOX_OF[i] as usize);
+        let used = self.rows[r] | self.cols[c] | self.boxes[b];
+        for v in 1..=9u8 {
+            let bit = 1u16 << v;
+            if used & bit != 0 {
+                continue;
+            }
+            self.guesses += 1;
+            self.cells[i] = v;
+            self.rows[r] |= bit;
+            self.cols[c] |= bit;
+            self.boxes[b] |= bit;
+            let done = self.fill(k + 1);
+            self.rows[r] &= !bit;
+            self.cols[c] &= !bit;
+            self.boxes[b] &= !bit;
+            if done {
+                return true;
+            }
+        }
+        self.cells[i] = 0;
+        false
+    }
+}
+
+impl Solver for BacktrackSolver {
+    fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome {
+        self.limit = limit.max(1);
+        self.found = 0;
+        self.first = None;
+        self.guesses = 0;
+        if self.load(puzzle) {
+            self.fill(0);
+        }
+        Outcome {
+            solutions: self.found,
+            solution: self.first,
+            guesses: self.guesses,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "backtrack"
+    }
+}

@@ -1,0 +1,97 @@
+//! Solver variants behind one trait.
+//!
+//! Every variant counts solutions up to a limit (1 finds an answer, 2 proves
+//! uniqueness), reports the first solution it found and how many guesses it
+//! made. A *guess* is one tentative placement at a branch point: a cell tried
+//! with a digit that propagation did not force.
+//!
+//! - [`BacktrackSolver`]: the classic reference, no propagation.
+//! - [`MrvSolver`]: candidate masks, naked singles, fewest-candidates branching.
+//! - [`FastSolver`]: digit bitboards with band-level inference; the flagship.
+//!
+//! Solvers keep their working state in fixed-size arrays and are reused from
+//! puzzle to puzzle: solving allocates nothing.
+
+mod backtrack;
+mod fast;
+mod mrv;
+
+pub use backtrack::BacktrackSolver;
+pub use fast::FastSolver;
+pub use mrv::MrvSolver;
+
+use crate::grid::Grid;
+use std::fmt;
+use std::str::FromStr;
+
+/// What a solver found for one puzzle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Solutions found, at most the limit asked for.
+    pub solutions: u32,
+    /// The first solution found, if any.
+    pub solution: Option<Grid>,
+    /// Tentative placements made at branch points.
+    pub guesses: u64,
+}
+
+/// A Sudoku solver that counts solutions up to a limit.
+pub trait Solver: Send {
+    /// Solves `puzzle`, stopping as soon as `limit` solutions are found
+    /// (`limit` 0 is taken as 1). A puzzle whose givens break the rules has no
+    /// solution.
+    fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome;
+
+    /// The variant's name as the command line spells it.
+    fn name(&self) -> &'static str;
+}
+
+/// The solver variants, for choosing one at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SolverKind {
+    Fast,
+    Mrv,
+    Backtrack,
+}
+
+impl SolverKind {
+    /// Every variant, fastest first.
+    pub const ALL: [SolverKind; 3] = [SolverKind::Fast, SolverKind::Mrv, SolverKind::Backtrack];
+
+    /// The name the command line uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Fast => "fast",
+            SolverKind::Mrv => "mrv",
+            SolverKind::Backtrack => "backtrack",
+        }
+    }
+
+    /// A fresh solver of this kind.
+    pub fn build(self) -> Box<dyn Solver> {
+        match self {
+            SolverKind::Fast => Box::new(FastSolver::new()),
+            SolverKind::Mrv => Box::new(MrvSolver::new()),
+            SolverKind::Backtrack => Box::new(BacktrackSolver::new()),
+        }
+    }
+}
+
+impl fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for SolverKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        SolverKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| format!("unknown solver {s:?} (expected fast, mrv or backtrack)"))
+    }
+}
+
+#[cfg(test)]
+mod tests;

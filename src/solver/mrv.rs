@@ -1,0 +1,182 @@
+//! The candidate-mask solver: each cell keeps a 9-bit mask of the digits it
+//! may still hold. Placing a digit removes it from the cell's 20 peers; a peer
+//! left with one candidate is placed in turn (naked singles) until nothing
+//! changes. Then the search branches on the unsolved cell with the fewest
+//! candidates (minimum remaining values), copying the 180-byte state per
+//! branch instead of keeping an undo log.
+
+use super::{Outcome, Solver};
+use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+
+/// The 20 peers (same row, column or box) of every cell.
+static PEERS: [[u8; 20]; CELLS] = peers_table();
+
+const fn peers_table() -> [[u8; 20]; CELLS] {
+    let mut t = [[0u8; 20]; CELLS];
+    let mut i = 0;
+    while i < CELLS {
+        let mut n = 0;
+        let mut j = 0;
+        while j < CELLS {
+            if j != i
+                && (ROW_OF[i] == ROW_OF[j] || COL_OF[i] == COL_OF[j] || BOX_OF[i] == BOX_OF[j])
+            {
+                t[i][n] = j as u8;
+                n += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+const ALL_DIGITS: u16 = 0x1FF;
+
+/// The search state: copied whole on every branch.
+#[derive(Clone, Copy)]
+struct State {
+    /// Bit `d - 1` set when digit `d` may still go in the cell.
+    cand: [u16; CELLS],
+    /// Bit `i` set once cell `i` is placed and its digit removed from its peers.
+    placed: u128,
+}
+
+impl State {
+    const FRESH: State = State {
+        cand: [ALL_DIGITS; CELLS],
+        placed: 0,
+    };
+
+    /// Places digit mask `bit` in `cell` and propagates naked singles to a
+    /// fixed point. False on a contradiction (a cell left with no candidate).
+    fn place(&mut self, cell: usize, bit: u16) -> bool {
+        if self.cand[cell] & bit == 0 {
+            return false;
+        }
+        if self.placed & (1u128 << cell) != 0 {
+            return true;
+        }
+        self.cand[cell] = bit;
+        // Each cell enters the queue once: when it drops to one candidate.
+        let mut queue = [0u8; CELLS];
+        queue[0] = cell as u8;
+        let (mut head, mut tail) = (0usize, 1usize);
+        while head < tail {
+            let c = queue[head] as usize;
+            head += 1;
+            self.placed |= 1u128 << c;
+            let digit = self.cand[c];
+            for &p in &PEERS[c] {
+                let p = p as usize;
+                let m = self.cand[p];
+                if m & digit == 0 {
+                    continue;
+                }
+                let m = m & !digit;
+                self.cand[p] = m;
+                if m == 0 {
+                    return false;
+                }
+                if m & (m - 1) == 0 {
+                    queue[tail] = p as u8;
+                    tail += 1;
+                }
+            }
+        }
+        true
+    }
+
+    /// The unplaced cell with the fewest candidates, or `None` when solved.
+    fn most_constrained(&self) -> Option<usize> {
+        let mut best = None;
+        let mut best_count = u32::MAX;
+        for i in 0..CELLS {
+            if self.placed & (1u128 << i) != 0 {
+                continue;
+            }
+            let n = self.cand[i].count_ones();
+            if n < best_count {
+                best = Some(i);
+                best_count = n;
+                if n == 2 {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    fn to_grid(&self) -> Grid {
+        let mut cells = [0u8; CELLS];
+        for (v, &m) in cells.iter_mut().zip(&self.cand) {
+            *v = m.trailing_zeros() as u8 + 1;
+        }
+        Grid::from_cells(cells).expect("placed masks hold one digit each")
+    }
+}
+
+/// Naked singles to a fixed point, then branching on the fewest candidates.
+#[derive(Debug, Clone, Default)]
+pub struct MrvSolver {
+    limit: u32,
+    found: u32,
+    first: Option<Grid>,
+    guesses: u64,
+}
+
+impl MrvSolver {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Searches below `state`; returns true when the limit is reached.
+    fn search(&mut self, state: &State) -> bool {
+        let Some(cell) = state.most_constrained() else {
+            self.found += 1;
+            if self.first.is_none() {
+                self.first = Some(state.to_grid());
+            }
+            return self.found >= self.limit;
+        };
+        let mut digits = state.cand[cell];
+        while digits != 0 {
+            let bit = digits & digits.wrapping_neg();
+            digits &= !bit;
+            self.guesses += 1;
+            let mut child = *state;
+            if child.place(cell, bit) && self.search(&child) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl Solver for MrvSolver {
+    fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome {
+        self.limit = limit.max(1);
+        self.found = 0;
+        self.first = None;
+        self.guesses = 0;
+        let mut state = State::FRESH;
+        let consistent = puzzle
+            .cells()
+            .iter()
+            .enumerate()
+            .filter(|&(_, &v)| v != 0)
+            .all(|(i, &v)| state.place(i, 1 << (v - 1)));
+        if consistent {
+            self.search(&state);
+        }
+        Outcome {
+            solutions: self.found,
+            solution: self.first,
+            guesses: self.guesses,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        "mrv"
+    }
+}
