@@ -9,6 +9,7 @@
 //!   unit of work the parallel `solve` command is built from.
 
 pub mod batch;
+pub mod generate;
 pub mod grid;
 pub mod solver;
 

@@ -1,3 +1,40 @@
-fn main() {
-    println!("Hello, world!");
+//! The `batchdoku` command line: a thin layer over the library. Each
+//! subcommand lives in its own module under `cmd/` with its own help text.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+mod cmd;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// High-throughput batch Sudoku engine.
+#[derive(Parser)]
+#[command(name = "batchdoku", version, about, long_about = None)]
+#[command(after_help = "Exit codes: 0 done, 1 I/O error, 2 usage error.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Solve(cmd::solve::Args),
+    Generate(cmd::generate::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Solve(args) => cmd::solve::run(args),
+        Command::Generate(args) => cmd::generate::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("batchdoku: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
 }
