@@ -1,1 +1,87 @@
-fn main(){}
+//! Criterion benches: each solver variant on samples of each kind of puzzle,
+//! and the line parser. Uses ../shared/datasets when present, the project's
+//! own datasets/sample.txt otherwise.
+
+use batchdoku::batch::Records;
+use batchdoku::{Grid, SolverKind};
+use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use std::path::{Path, PathBuf};
+
+/// How many puzzles of each file a bench iterates over.
+const SAMPLE: usize = 500;
+
+fn load(path: &Path, n: usize) -> Vec<Grid> {
+    let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Records::new(&data, 1)
+        .filter_map(|r| Grid::parse_line(r.text).ok())
+        .take(n)
+        .collect()
+}
+
+/// (name, puzzles) for each available dataset.
+fn datasets() -> Vec<(String, Vec<Grid>)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/datasets");
+    let mut sets = Vec::new();
+    for name in [
+        "easy_100k",
+        "minimal_100k",
+        "17_clue",
+        "magictour_top1465",
+        "forum_hardest_1905_11plus",
+    ] {
+        let path = shared.join(format!("{name}.txt"));
+        if path.is_file() {
+            sets.push((name.to_string(), load(&path, SAMPLE)));
+        }
+    }
+    if sets.is_empty() {
+        sets.push((
+            "sample".to_string(),
+            load(&root.join("datasets/sample.txt"), SAMPLE),
+        ));
+    }
+    sets
+}
+
+fn solvers(c: &mut Criterion) {
+    for (name, puzzles) in datasets() {
+        let mut group = c.benchmark_group(format!("solve/{name}"));
+        group.throughput(Throughput::Elements(puzzles.len() as u64));
+        for kind in SolverKind::ALL {
+            // The reference backtracker takes seconds on one hard puzzle:
+            // it runs on the easy and sample sets only.
+            if kind == SolverKind::Backtrack && !matches!(name.as_str(), "easy_100k" | "sample") {
+                continue;
+            }
+            let mut solver = kind.build();
+            group.bench_function(kind.name(), |b| {
+                b.iter(|| {
+                    for p in &puzzles {
+                        black_box(solver.solve(black_box(p), 2));
+                    }
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+fn parser(c: &mut Criterion) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let data = std::fs::read(root.join("datasets/sample.txt")).unwrap();
+    let records = Records::new(&data, 1).count();
+    let mut group = c.benchmark_group("parse");
+    group.throughput(Throughput::Elements(records as u64));
+    group.bench_function("sample_lines", |b| {
+        b.iter(|| {
+            Records::new(black_box(&data), 1)
+                .filter(|r| Grid::parse_line(r.text).is_ok())
+                .count()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, solvers, parser);
+criterion_main!(benches);

@@ -1,18 +1,50 @@
-//! Quick single-thread rate of one solver on a file: `rate FILE SOLVER LIMIT`.
+//! Single-thread solve rate of one variant on a file, measured the way
+//! `../shared/peer-bench rate FILE LIMIT` measures the `sudoku` crate, so the
+//! two can be compared as a ratio taken in one run:
+//!
+//!     cargo run --release --example rate -- FILE [fast|mrv|backtrack] [LIMIT] [MIN_SECONDS]
+//!
+//! A first pass checks every answer; then whole passes over the file repeat
+//! until MIN_SECONDS (default 3) have gone by. Prints one JSON object.
+
+use batchdoku::batch::Records;
 use batchdoku::{Grid, SolverKind};
 use std::time::Instant;
+
 fn main() {
-    let a: Vec<String> = std::env::args().collect();
-    let text = std::fs::read_to_string(&a[1]).unwrap();
-    let kind: SolverKind = a.get(2).map(|s| s.parse().unwrap()).unwrap_or(SolverKind::Fast);
-    let limit: u32 = a.get(3).map(|s| s.parse().unwrap()).unwrap_or(2);
-    let puzzles: Vec<Grid> = text.lines().filter(|l| !l.starts_with('#') && l.len() >= 81).map(|l| Grid::parse_line(l.as_bytes()).unwrap()).collect();
-    let mut s = kind.build();
-    let start = Instant::now();
-    let (mut n, mut g, mut sols, mut bad) = (0u64, 0u64, 0u64, 0u64);
-    while start.elapsed().as_secs_f64() < 3.0 {
-        for p in &puzzles { let o = s.solve(p, limit); n += 1; g += o.guesses; sols += o.solutions as u64; if o.solution.map_or(true, |x| !x.solves(p)) { bad += 1; } }
+    let args: Vec<String> = std::env::args().collect();
+    let Some(path) = args.get(1) else {
+        eprintln!("usage: rate FILE [fast|mrv|backtrack] [LIMIT] [MIN_SECONDS]");
+        std::process::exit(2);
+    };
+    let kind: SolverKind = args.get(2).map_or(Ok(SolverKind::Fast), |s| s.parse()).unwrap();
+    let limit: u32 = args.get(3).map_or(2, |s| s.parse().expect("LIMIT"));
+    let min_seconds: f64 = args.get(4).map_or(3.0, |s| s.parse().expect("MIN_SECONDS"));
+    let data = std::fs::read(path).expect("readable file");
+    let puzzles: Vec<Grid> = Records::new(&data, 1)
+        .filter_map(|r| Grid::parse_line(r.text).ok())
+        .collect();
+    let mut solver = kind.build();
+    let mut guesses = 0u64;
+    for (i, p) in puzzles.iter().enumerate() {
+        let out = solver.solve(p, limit);
+        if let Some(s) = out.solution {
+            assert!(s.solves(p), "wrong answer to puzzle {}", i + 1);
+        }
+        guesses += out.guesses;
     }
-    let t = start.elapsed().as_secs_f64();
-    println!("{} {}: {:.0}/s guesses/puzzle {:.2} sols/puzzle {:.3} bad {}", a[1], kind, n as f64 / t, g as f64 / n as f64, sols as f64 / n as f64, bad);
+    let start = Instant::now();
+    let mut solved = 0usize;
+    while start.elapsed().as_secs_f64() < min_seconds {
+        for p in &puzzles {
+            std::hint::black_box(solver.solve(std::hint::black_box(p), limit));
+        }
+        solved += puzzles.len();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{{\"solver\":\"batchdoku-{kind}\",\"dataset\":\"{path}\",\"limit\":{limit},\"puzzles\":{solved},\"seconds\":{secs:.3},\"puzzles_per_sec\":{:.1},\"guesses_per_puzzle\":{:.2}}}",
+        solved as f64 / secs,
+        guesses as f64 / puzzles.len().max(1) as f64
+    );
 }

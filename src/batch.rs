@@ -362,7 +362,10 @@ mod tests {
         assert_eq!(r.problem.unwrap().to_string(), "row 1 repeats digit 5");
         let r = solve_record(&mut s, b"123", 2);
         assert_eq!(r.status, Status::Malformed);
-        assert_eq!(r.problem.unwrap().to_string(), "too short: 3 cells, need 81");
+        assert_eq!(
+            r.problem.unwrap().to_string(),
+            "too short: 3 cells, need 81"
+        );
         // Rule-abiding givens with no solution: row 1 lacks only a 3, and the
         // one open cell of row 1 sees a 3 in its column.
         let unsolvable = format!("12.456789{}..3{}", ".".repeat(18), ".".repeat(51));

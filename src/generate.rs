@@ -20,17 +20,11 @@ pub struct Generated {
 }
 
 /// Options for [`generate`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GenerateOptions {
     /// Stop removing clues once this many remain (0: remove while unique,
     /// which gives a minimal puzzle).
     pub min_clues: usize,
-}
-
-impl Default for GenerateOptions {
-    fn default() -> Self {
-        GenerateOptions { min_clues: 0 }
-    }
 }
 
 /// The random stream of puzzle `index` of a run seeded with `seed`.

@@ -11,5 +11,7 @@ pub fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
     } else {
         threads
     };
-    Ok(rayon::ThreadPoolBuilder::new().num_threads(threads).build()?)
+    Ok(rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?)
 }

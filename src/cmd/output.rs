@@ -48,7 +48,9 @@ impl Output {
 
     /// Appends bytes.
     pub fn write_all(&mut self, bytes: &[u8]) -> anyhow::Result<()> {
-        self.writer.write_all(bytes).with_context(|| self.describe())
+        self.writer
+            .write_all(bytes)
+            .with_context(|| self.describe())
     }
 
     fn describe(&self) -> String {

@@ -19,8 +19,10 @@ use std::time::Instant;
 /// `invalid` (givens repeat a digit in a unit) or `malformed` (not a puzzle;
 /// a warning names its line).
 #[derive(clap::Args)]
-#[command(after_help = "Exit codes: 0 done (even with unsolvable, invalid or malformed records), \
-                        1 I/O error, 2 usage error.")]
+#[command(
+    after_help = "Exit codes: 0 done (even with unsolvable, invalid or malformed records), \
+                        1 I/O error, 2 usage error."
+)]
 pub struct Args {
     /// Puzzle file, one puzzle per line.
     pub file: PathBuf,
@@ -54,8 +56,8 @@ fn chunk_bytes(input: usize, threads: usize) -> usize {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let file = File::open(&args.file)
-        .with_context(|| format!("cannot open {}", args.file.display()))?;
+    let file =
+        File::open(&args.file).with_context(|| format!("cannot open {}", args.file.display()))?;
     // SAFETY: the map is only read. Another process truncating the file while
     // we run could fault the read; that is the documented risk of every
     // memory-mapped reader (ripgrep takes the same) and is not undefined in
@@ -100,7 +102,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if !args.quiet {
                 for m in &report.malformed {
                     if warned < 10 {
-                        eprintln!("batchdoku: warning: {name}:{}: malformed: {}", m.line, m.error);
+                        eprintln!(
+                            "batchdoku: warning: {name}:{}: malformed: {}",
+                            m.line, m.error
+                        );
                     }
                     warned += 1;
                 }
@@ -115,7 +120,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 stats.malformed - 10
             );
         }
-        print_summary(&stats, started.elapsed().as_secs_f64(), threads, args.solver);
+        print_summary(
+            &stats,
+            started.elapsed().as_secs_f64(),
+            threads,
+            args.solver,
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

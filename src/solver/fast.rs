@@ -40,14 +40,20 @@ const BAND: u32 = (1 << 27) - 1;
 /// by it copies the set to all three rows (no carries: the copies never overlap).
 const COLUMN_SPREAD: u32 = 1 | 1 << 9 | 1 << 18;
 /// The three boxes of a band.
-const BOX_IN_BAND: [u32; 3] = [0x7 * COLUMN_SPREAD, 0x38 * COLUMN_SPREAD, 0x1C0 * COLUMN_SPREAD];
+const BOX_IN_BAND: [u32; 3] = [
+    0x7 * COLUMN_SPREAD,
+    0x38 * COLUMN_SPREAD,
+    0x1C0 * COLUMN_SPREAD,
+];
 
 /// For a 9-bit row slice, bit `k` set when box `k` holds a bit of it.
 static ROW_TRIADS: [u8; 512] = {
     let mut t = [0u8; 512];
     let mut x = 0;
     while x < 512 {
-        t[x] = ((x & 0x7 != 0) as u8) | (((x & 0x38 != 0) as u8) << 1) | (((x & 0x1C0 != 0) as u8) << 2);
+        t[x] = ((x & 0x7 != 0) as u8)
+            | (((x & 0x38 != 0) as u8) << 1)
+            | (((x & 0x1C0 != 0) as u8) << 2);
         x += 1;
     }
     t
@@ -58,8 +64,14 @@ static ROW_TRIADS: [u8; 512] = {
 /// inside `t`; 0 when there is none. Serves both the band filter (rows vs
 /// boxes) and the stack filter (boxes of a stack vs its columns).
 static MATCHABLE: [u16; 512] = {
-    const PERMUTATIONS: [[usize; 3]; 6] =
-        [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    const PERMUTATIONS: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [0, 2, 1],
+        [1, 0, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [2, 1, 0],
+    ];
     let mut t = [0u16; 512];
     let mut x = 0;
     while x < 512 {
@@ -214,9 +226,9 @@ impl State {
                 keep[2] |= ((m >> 6) & 7) << shift;
             }
             let next = [
-                a[0] & keep[0] * COLUMN_SPREAD,
-                a[1] & keep[1] * COLUMN_SPREAD,
-                a[2] & keep[2] * COLUMN_SPREAD,
+                a[0] & (keep[0] * COLUMN_SPREAD),
+                a[1] & (keep[1] * COLUMN_SPREAD),
+                a[2] & (keep[2] * COLUMN_SPREAD),
             ];
             if next == a {
                 break;
@@ -348,7 +360,7 @@ impl State {
         digits
     }
 
-    fn to_grid(&self) -> Grid {
+    fn solution_grid(&self) -> Grid {
         let mut cells = [0u8; CELLS];
         for d in 0..9 {
             for b in 0..3 {
@@ -386,7 +398,7 @@ impl FastSolver {
         if state.is_solved() {
             self.found += 1;
             if self.first.is_none() {
-                self.first = Some(state.to_grid());
+                self.first = Some(state.solution_grid());
             }
             return self.found >= self.limit;
         }

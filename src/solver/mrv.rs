@@ -107,7 +107,7 @@ impl State {
         best
     }
 
-    fn to_grid(&self) -> Grid {
+    fn solution_grid(&self) -> Grid {
         let mut cells = [0u8; CELLS];
         for (v, &m) in cells.iter_mut().zip(&self.cand) {
             *v = m.trailing_zeros() as u8 + 1;
@@ -135,7 +135,7 @@ impl MrvSolver {
         let Some(cell) = state.most_constrained() else {
             self.found += 1;
             if self.first.is_none() {
-                self.first = Some(state.to_grid());
+                self.first = Some(state.solution_grid());
             }
             return self.found >= self.limit;
         };

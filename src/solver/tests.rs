@@ -1,0 +1,188 @@
+//! Each variant on known puzzles and edge cases. Property and differential
+//! tests across variants live in `tests/solvers.rs`.
+
+use super::*;
+
+const CLASSIC: &str =
+    "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+const CLASSIC_SOLUTION: &str =
+    "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+/// "AI Escargot", a well-known hard puzzle that needs search.
+const ESCARGOT: &str =
+    "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..";
+const ESCARGOT_SOLUTION: &str =
+    "162857493534129678789643521475312986913586742628794135356478219241935867897261354";
+/// A 17-clue puzzle (from Gordon Royle's list).
+const SEVENTEEN: &str =
+    ".................1.....2.3......3.2...1.4......5....6..3......4.7..8...962...7...";
+
+fn grid(s: &str) -> Grid {
+    s.parse().unwrap()
+}
+
+fn solvers() -> Vec<Box<dyn Solver>> {
+    SolverKind::ALL.iter().map(|k| k.build()).collect()
+}
+
+#[test]
+fn solve_the_classic_puzzle() {
+    for mut s in solvers() {
+        let out = s.solve(&grid(CLASSIC), 2);
+        assert_eq!(out.solutions, 1, "{}", s.name());
+        assert_eq!(out.solution.unwrap().to_string(), CLASSIC_SOLUTION);
+    }
+}
+
+#[test]
+fn solve_a_hard_puzzle_that_needs_guessing() {
+    // backtrack takes long enough on this one in debug builds to leave it to
+    // the dataset and differential tests.
+    for mut s in [SolverKind::Fast.build(), SolverKind::Mrv.build()] {
+        let out = s.solve(&grid(ESCARGOT), 2);
+        assert_eq!(out.solutions, 1, "{}", s.name());
+        assert_eq!(out.solution.unwrap().to_string(), ESCARGOT_SOLUTION);
+        assert!(out.guesses > 0, "{} solved it without a guess", s.name());
+    }
+}
+
+#[test]
+fn solve_a_17_clue_puzzle() {
+    for kind in [SolverKind::Fast, SolverKind::Mrv] {
+        let mut s = kind.build();
+        let p = grid(SEVENTEEN);
+        let out = s.solve(&p, 2);
+        assert_eq!(out.solutions, 1, "{kind}");
+        assert!(out.solution.unwrap().solves(&p));
+    }
+}
+
+#[test]
+fn limit_one_stops_at_the_first_solution() {
+    for mut s in solvers() {
+        let out = s.solve(&Grid::EMPTY, 1);
+        assert_eq!(out.solutions, 1, "{}", s.name());
+        assert!(out.solution.unwrap().is_valid_solution());
+        // limit 0 is taken as 1
+        assert_eq!(s.solve(&Grid::EMPTY, 0).solutions, 1);
+    }
+}
+
+#[test]
+fn the_empty_grid_has_many_solutions() {
+    for mut s in solvers() {
+        let out = s.solve(&Grid::EMPTY, 2);
+        assert_eq!(out.solutions, 2, "{}", s.name());
+        assert!(out.solution.unwrap().is_valid_solution());
+        assert_eq!(s.solve(&Grid::EMPTY, 5).solutions, 5, "{}", s.name());
+    }
+}
+
+#[test]
+fn a_solved_grid_is_its_own_solution() {
+    for mut s in solvers() {
+        let g = grid(CLASSIC_SOLUTION);
+        let out = s.solve(&g, 2);
+        assert_eq!(out.solutions, 1, "{}", s.name());
+        assert_eq!(out.solution, Some(g));
+        assert_eq!(out.guesses, 0, "{}", s.name());
+    }
+}
+
+#[test]
+fn repeated_givens_have_no_solution() {
+    let mut row = grid(CLASSIC);
+    row.set(0, 2, 5);
+    let mut solved_with_repeat = grid(CLASSIC_SOLUTION);
+    solved_with_repeat.set(4, 4, 1);
+    let mut far_apart = Grid::EMPTY;
+    far_apart.set(0, 0, 7);
+    far_apart.set(8, 0, 7);
+    for mut s in solvers() {
+        for g in [row, solved_with_repeat, far_apart] {
+            let out = s.solve(&g, 2);
+            assert_eq!(out.solutions, 0, "{} on {g}", s.name());
+            assert_eq!(out.solution, None);
+        }
+    }
+}
+
+#[test]
+fn rule_abiding_but_unsolvable() {
+    // Row 1 lacks only a 3, and its open cell sees a 3 in its column.
+    let mut g = grid(&format!("12.456789{}", ".".repeat(72)));
+    g.set(3, 2, 3);
+    assert!(g.validate().is_ok());
+    // A subtler one: the classic puzzle with a wrong extra given that
+    // breaks no rule directly.
+    let mut wrong = grid(CLASSIC);
+    wrong.set(0, 2, 1); // the solution has 4 here
+    assert!(wrong.validate().is_ok());
+    for mut s in solvers() {
+        for p in [g, wrong] {
+            let out = s.solve(&p, 2);
+            assert_eq!(out.solutions, 0, "{} on {p}", s.name());
+            assert_eq!(out.solution, None);
+        }
+    }
+}
+
+#[test]
+fn multiple_solutions_are_counted_up_to_the_limit() {
+    // Blanking a rectangle x,y / y,x that spans two boxes in a full grid
+    // leaves exactly two solutions: the grid and the one with x and y swapped.
+    let solution = grid(CLASSIC_SOLUTION);
+    let corners = find_rectangle(&solution).expect("the classic solution has one");
+    let mut p = solution;
+    for (r, c) in corners {
+        p.set(r, c, 0);
+    }
+    for mut s in solvers() {
+        let out = s.solve(&p, 2);
+        assert_eq!(out.solutions, 2, "{}", s.name());
+        assert_eq!(s.solve(&p, 10).solutions, 2, "{} counts all", s.name());
+        assert!(out.solution.unwrap().solves(&p));
+    }
+}
+
+/// Four cells at rows r1,r2 and columns c1,c2, spanning exactly two boxes,
+/// holding x,y / y,x: blanking them leaves two solutions.
+fn find_rectangle(g: &Grid) -> Option<[(usize, usize); 4]> {
+    for r1 in 0..9 {
+        for r2 in r1 + 1..9 {
+            for c1 in 0..9 {
+                for c2 in c1 + 1..9 {
+                    let same_band = r1 / 3 == r2 / 3;
+                    let same_stack = c1 / 3 == c2 / 3;
+                    if same_band == same_stack {
+                        continue;
+                    }
+                    let (x, y) = (g.get(r1, c1), g.get(r1, c2));
+                    if g.get(r2, c1) == y && g.get(r2, c2) == x {
+                        return Some([(r1, c1), (r1, c2), (r2, c1), (r2, c2)]);
+                    }
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn guesses_are_counted() {
+    let mut fast = FastSolver::new();
+    let easy = fast.solve(&grid(CLASSIC), 2);
+    assert_eq!(easy.guesses, 0, "the classic puzzle falls to singles");
+    let hard = fast.solve(&grid(ESCARGOT), 2);
+    assert!(hard.guesses > 0);
+    // Reuse leaves no trace: the same puzzle gives the same count.
+    assert_eq!(fast.solve(&grid(ESCARGOT), 2), hard);
+}
+
+#[test]
+fn solver_kinds_round_trip_their_names() {
+    for k in SolverKind::ALL {
+        assert_eq!(k.name().parse::<SolverKind>(), Ok(k));
+        assert_eq!(k.build().name(), k.name());
+    }
+    assert!("quick".parse::<SolverKind>().is_err());
+}

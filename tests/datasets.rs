@@ -1,0 +1,94 @@
+//! Checks on the public benchmark sets in ../shared/datasets (run when that
+//! folder is present, as on CI) and on the project's own sample.
+
+mod common;
+
+use batchdoku::{Grid, SolverKind};
+use common::{load_puzzles, sample_path, shared_datasets};
+use rayon::prelude::*;
+
+const SHARED_FILES: [&str; 5] = [
+    "easy_100k.txt",
+    "minimal_100k.txt",
+    "17_clue.txt",
+    "magictour_top1465.txt",
+    "forum_hardest_1905_11plus.txt",
+];
+
+/// Solves every puzzle with `kind` in parallel and returns, per puzzle, the
+/// solution count; panics naming the first puzzle whose answer is wrong.
+fn solve_all(puzzles: &[Grid], kind: SolverKind, limit: u32, what: &str) -> Vec<u32> {
+    puzzles
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || kind.build(),
+            |solver, (i, p)| {
+                let out = solver.solve(p, limit);
+                if let Some(s) = out.solution {
+                    assert!(
+                        s.solves(p),
+                        "{kind}: wrong answer to {what} puzzle {}: {s}",
+                        i + 1
+                    );
+                }
+                out.solutions
+            },
+        )
+        .collect()
+}
+
+#[test]
+fn sample_puzzles_are_unique_and_both_fast_variants_solve_them() {
+    let puzzles = load_puzzles(&sample_path());
+    assert!(
+        puzzles.len() >= 2000,
+        "the sample holds a few thousand puzzles"
+    );
+    let fast = solve_all(&puzzles, SolverKind::Fast, 2, "sample");
+    assert!(
+        fast.iter().all(|&n| n == 1),
+        "every sample puzzle is unique"
+    );
+    let mrv = solve_all(&puzzles, SolverKind::Mrv, 2, "sample");
+    assert_eq!(fast, mrv);
+}
+
+#[test]
+fn fast_solves_every_shared_puzzle_and_each_has_one_solution() {
+    let Some(dir) = shared_datasets() else { return };
+    for name in SHARED_FILES {
+        let puzzles = load_puzzles(&dir.join(name));
+        assert!(!puzzles.is_empty(), "{name} is empty");
+        let counts = solve_all(&puzzles, SolverKind::Fast, 2, name);
+        if let Some(i) = counts.iter().position(|&n| n != 1) {
+            panic!(
+                "{name} puzzle {}: {} solutions, expected 1",
+                i + 1,
+                counts[i]
+            );
+        }
+    }
+}
+
+#[test]
+fn every_17_clue_puzzle_has_17_clues_and_is_unique() {
+    let Some(dir) = shared_datasets() else { return };
+    let puzzles = load_puzzles(&dir.join("17_clue.txt"));
+    assert_eq!(puzzles.len(), 49_158);
+    assert!(puzzles.iter().all(|p| p.clue_count() == 17));
+    let counts = solve_all(&puzzles, SolverKind::Fast, 2, "17_clue");
+    assert!(counts.iter().all(|&n| n == 1));
+}
+
+#[test]
+fn mrv_solves_every_shared_puzzle() {
+    let Some(dir) = shared_datasets() else { return };
+    for name in SHARED_FILES {
+        let puzzles = load_puzzles(&dir.join(name));
+        let counts = solve_all(&puzzles, SolverKind::Mrv, 1, name);
+        if let Some(i) = counts.iter().position(|&n| n != 1) {
+            panic!("mrv found no answer to {name} puzzle {}", i + 1);
+        }
+    }
+}
