@@ -17,7 +17,10 @@ fn main() {
         eprintln!("usage: rate FILE [fast|mrv|backtrack] [LIMIT] [MIN_SECONDS]");
         std::process::exit(2);
     };
-    let kind: SolverKind = args.get(2).map_or(Ok(SolverKind::Fast), |s| s.parse()).unwrap();
+    let kind: SolverKind = args
+        .get(2)
+        .map_or(Ok(SolverKind::Fast), |s| s.parse())
+        .unwrap();
     let limit: u32 = args.get(3).map_or(2, |s| s.parse().expect("LIMIT"));
     let min_seconds: f64 = args.get(4).map_or(3.0, |s| s.parse().expect("MIN_SECONDS"));
     let data = std::fs::read(path).expect("readable file");
