@@ -2,7 +2,7 @@
 //! and the line parser. Uses ../shared/datasets when present, the project's
 //! own datasets/sample.txt otherwise.
 
-use batchdoku::batch::Records;
+use batchdoku::input::{records, InputFormat};
 use batchdoku::{Grid, SolverKind};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use std::path::{Path, PathBuf};
@@ -12,8 +12,8 @@ const SAMPLE: usize = 500;
 
 fn load(path: &Path, n: usize) -> Vec<Grid> {
     let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Records::new(&data, 1)
-        .filter_map(|r| Grid::parse_line(r.text).ok())
+    records(&data, 1, InputFormat::Line)
+        .filter_map(|r| r.grid.ok())
         .take(n)
         .collect()
 }
@@ -70,13 +70,13 @@ fn solvers(c: &mut Criterion) {
 fn parser(c: &mut Criterion) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let data = std::fs::read(root.join("datasets/sample.txt")).unwrap();
-    let records = Records::new(&data, 1).count();
+    let count = records(&data, 1, InputFormat::Line).count();
     let mut group = c.benchmark_group("parse");
-    group.throughput(Throughput::Elements(records as u64));
+    group.throughput(Throughput::Elements(count as u64));
     group.bench_function("sample_lines", |b| {
         b.iter(|| {
-            Records::new(black_box(&data), 1)
-                .filter(|r| Grid::parse_line(r.text).is_ok())
+            records(black_box(&data), 1, InputFormat::Line)
+                .filter(|r| r.grid.is_ok())
                 .count()
         })
     });

@@ -7,7 +7,7 @@
 //! A first pass checks every answer; then whole passes over the file repeat
 //! until MIN_SECONDS (default 3) have gone by. Prints one JSON object.
 
-use batchdoku::batch::Records;
+use batchdoku::input::{records, InputFormat};
 use batchdoku::{Grid, SolverKind};
 use std::time::Instant;
 
@@ -24,8 +24,8 @@ fn main() {
     let limit: u32 = args.get(3).map_or(2, |s| s.parse().expect("LIMIT"));
     let min_seconds: f64 = args.get(4).map_or(3.0, |s| s.parse().expect("MIN_SECONDS"));
     let data = std::fs::read(path).expect("readable file");
-    let puzzles: Vec<Grid> = Records::new(&data, 1)
-        .filter_map(|r| Grid::parse_line(r.text).ok())
+    let puzzles: Vec<Grid> = records(&data, 1, InputFormat::Line)
+        .filter_map(|r| r.grid.ok())
         .collect();
     let mut solver = kind.build();
     let mut guesses = 0u64;

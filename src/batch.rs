@@ -1,74 +1,18 @@
-//! Batch work on line records: the unit the parallel `solve` command is built
-//! from.
+//! Solving records in bulk: the unit of work of the parallel `solve` command.
 //!
-//! A *record* is a line of input that is neither blank nor a `#` comment.
-//! [`Records`] walks the records of a byte slice with their line numbers;
-//! [`solve_record`] turns one into a [`RecordResult`]; [`solve_chunk`] does a
-//! whole slice into an output buffer, one output line per record, and counts
-//! what it saw in [`Stats`]. [`split_chunks`] cuts a large input on line
-//! boundaries so workers can take chunks in parallel and their outputs can be
-//! written back in input order.
+//! [`solve_grid`] turns one parsed record into a [`RecordResult`];
+//! [`write_record`] writes it in an [`OutputFormat`]; [`solve_chunk`] does a
+//! whole [`Chunk`] of input into an output buffer, one output record per
+//! input record, and counts what it saw in [`Stats`].
 
 use crate::grid::{Conflict, Grid, ParseError};
+use crate::input::{records, Chunk};
 use crate::solver::Solver;
-
-/// One input record: its 1-based line number and its text (no line end).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Record<'a> {
-    pub line: u64,
-    pub text: &'a [u8],
-}
-
-/// The records of a byte slice, in order. Lines end with `\n` or `\r\n`; the
-/// last may have no end. Blank lines and lines whose first non-blank byte is
-/// `#` are skipped but still counted for line numbers.
-#[derive(Debug, Clone)]
-pub struct Records<'a> {
-    rest: &'a [u8],
-    next_line: u64,
-}
-
-impl<'a> Records<'a> {
-    /// Records of `data`, whose first line is line `first_line` (1-based).
-    pub fn new(data: &'a [u8], first_line: u64) -> Self {
-        Records {
-            rest: data,
-            next_line: first_line,
-        }
-    }
-}
-
-impl<'a> Iterator for Records<'a> {
-    type Item = Record<'a>;
-
-    fn next(&mut self) -> Option<Record<'a>> {
-        while !self.rest.is_empty() {
-            let (line, rest) = match self.rest.iter().position(|&b| b == b'\n') {
-                Some(p) => (&self.rest[..p], &self.rest[p + 1..]),
-                None => (self.rest, &self.rest[self.rest.len()..]),
-            };
-            self.rest = rest;
-            let number = self.next_line;
-            self.next_line += 1;
-            let text = line.strip_suffix(b"\r").unwrap_or(line);
-            if !is_skipped(text) {
-                return Some(Record { line: number, text });
-            }
-        }
-        None
-    }
-}
-
-/// True for a blank line or a `#` comment: not a record.
-pub fn is_skipped(line: &[u8]) -> bool {
-    match line.iter().find(|b| !b.is_ascii_whitespace()) {
-        None => true,
-        Some(&b) => b == b'#',
-    }
-}
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What became of one record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Status {
     /// At least one solution found with limit 1.
     Solved,
@@ -80,11 +24,20 @@ pub enum Status {
     Unsolvable,
     /// Givens repeat a digit in a unit.
     Invalid,
-    /// The line is not a puzzle.
+    /// The record is not a puzzle.
     Malformed,
 }
 
 impl Status {
+    pub const ALL: [Status; 6] = [
+        Status::Solved,
+        Status::Unique,
+        Status::Multiple,
+        Status::Unsolvable,
+        Status::Invalid,
+        Status::Malformed,
+    ];
+
     /// The word written in outputs and statistics.
     pub fn word(self) -> &'static str {
         match self {
@@ -95,6 +48,11 @@ impl Status {
             Status::Invalid => "invalid",
             Status::Malformed => "malformed",
         }
+    }
+
+    /// The status a word names.
+    pub fn from_word(word: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.word() == word)
     }
 }
 
@@ -129,10 +87,14 @@ pub struct RecordResult {
     pub problem: Option<Problem>,
 }
 
-/// Parses, checks and solves one record's text with `solver`, counting up to
+/// Checks and solves one parsed record with `solver`, counting up to
 /// `limit` solutions.
-pub fn solve_record(solver: &mut dyn Solver, text: &[u8], limit: u32) -> RecordResult {
-    let puzzle = match Grid::parse_line(text) {
+pub fn solve_grid(
+    solver: &mut dyn Solver,
+    parsed: Result<Grid, ParseError>,
+    limit: u32,
+) -> RecordResult {
+    let puzzle = match parsed {
         Ok(p) => p,
         Err(e) => {
             return RecordResult {
@@ -145,18 +107,22 @@ pub fn solve_record(solver: &mut dyn Solver, text: &[u8], limit: u32) -> RecordR
             }
         }
     };
-    if let Err(conflict) = puzzle.validate() {
-        return RecordResult {
-            status: Status::Invalid,
-            puzzle: Some(puzzle),
-            solutions: 0,
-            solution: None,
-            guesses: 0,
-            problem: Some(Problem::Rule(conflict)),
-        };
-    }
     let limit = limit.max(1);
     let outcome = solver.solve(&puzzle, limit);
+    // Every solver finds no solution for givens that break a rule, so the
+    // rule check only runs to tell `invalid` from `unsolvable`.
+    if outcome.solutions == 0 {
+        if let Err(conflict) = puzzle.validate() {
+            return RecordResult {
+                status: Status::Invalid,
+                puzzle: Some(puzzle),
+                solutions: 0,
+                solution: None,
+                guesses: 0,
+                problem: Some(Problem::Rule(conflict)),
+            };
+        }
+    }
     let status = match (outcome.solutions, limit) {
         (0, _) => Status::Unsolvable,
         (_, 1) => Status::Solved,
@@ -173,6 +139,11 @@ pub fn solve_record(solver: &mut dyn Solver, text: &[u8], limit: u32) -> RecordR
     }
 }
 
+/// Parses, checks and solves one line-form record.
+pub fn solve_record(solver: &mut dyn Solver, text: &[u8], limit: u32) -> RecordResult {
+    solve_grid(solver, Grid::parse_line(text), limit)
+}
+
 /// Counts of what a run saw.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -185,7 +156,7 @@ pub struct Stats {
     pub malformed: u64,
     /// Guesses summed over all records.
     pub guesses: u64,
-    /// Records with at least one solution found without a guess.
+    /// Records with a solution found without a single guess.
     pub no_guess: u64,
 }
 
@@ -226,6 +197,150 @@ impl Stats {
     }
 }
 
+/// How results are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputFormat {
+    /// The 81-digit solution or a status word, one line per record.
+    #[default]
+    Line,
+    /// `line,puzzle,status,solutions,solution,guesses` rows under a header
+    /// (with a leading `file` column when there are several inputs).
+    Csv,
+    /// One JSON object per record with the CSV's fields.
+    Jsonl,
+}
+
+impl std::str::FromStr for OutputFormat {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "line" => Ok(OutputFormat::Line),
+            "csv" => Ok(OutputFormat::Csv),
+            "jsonl" => Ok(OutputFormat::Jsonl),
+            _ => Err(format!(
+                "unknown format {s:?} (expected line, csv or jsonl)"
+            )),
+        }
+    }
+}
+
+/// Writes the CSV header (the other formats have none).
+pub fn write_header(format: OutputFormat, with_file: bool, out: &mut Vec<u8>) {
+    if format == OutputFormat::Csv {
+        if with_file {
+            out.extend_from_slice(b"file,");
+        }
+        out.extend_from_slice(b"line,puzzle,status,solutions,solution,guesses\n");
+    }
+}
+
+/// Appends `field` as one CSV field, quoted when it holds a comma, quote or
+/// line break. Bytes that are not UTF-8 become U+FFFD.
+fn csv_field(field: &[u8], out: &mut Vec<u8>) {
+    let text = String::from_utf8_lossy(field);
+    if text.contains([',', '"', '\n', '\r']) {
+        out.push(b'"');
+        out.extend_from_slice(text.replace('"', "\"\"").as_bytes());
+        out.push(b'"');
+    } else {
+        out.extend_from_slice(text.as_bytes());
+    }
+}
+
+fn digits(g: &Grid, out: &mut Vec<u8>) {
+    let mut buf = [0u8; 81];
+    g.write_digits(&mut buf);
+    out.extend_from_slice(&buf);
+}
+
+/// The puzzle as written in csv/jsonl: its line form when it parsed, else
+/// the record's own text.
+fn puzzle_text(r: &RecordResult, raw: &[u8], out: &mut Vec<u8>) -> bool {
+    match r.puzzle {
+        Some(p) => {
+            let mut line = [0u8; 81];
+            p.write_line(&mut line);
+            out.extend_from_slice(&line);
+            true
+        }
+        None => {
+            out.extend_from_slice(raw);
+            false
+        }
+    }
+}
+
+/// Writes one record's result. `file` is the input's name when the output
+/// covers several inputs; `line` is the record's line number in its file,
+/// `raw` its text.
+pub fn write_record(
+    format: OutputFormat,
+    file: Option<&str>,
+    line: u64,
+    raw: &[u8],
+    r: &RecordResult,
+    out: &mut Vec<u8>,
+) {
+    match format {
+        OutputFormat::Line => match r.solution {
+            Some(s) => digits(&s, out),
+            None => out.extend_from_slice(r.status.word().as_bytes()),
+        },
+        OutputFormat::Csv => {
+            if let Some(f) = file {
+                csv_field(f.as_bytes(), out);
+                out.push(b',');
+            }
+            let _ = write!(out, "{line},");
+            let mut text = Vec::new();
+            puzzle_text(r, raw, &mut text);
+            csv_field(&text, out);
+            let _ = write!(out, ",{},{},", r.status.word(), r.solutions);
+            if let Some(s) = r.solution {
+                digits(&s, out);
+            }
+            let _ = write!(out, ",{}", r.guesses);
+        }
+        OutputFormat::Jsonl => {
+            out.push(b'{');
+            if let Some(f) = file {
+                out.extend_from_slice(b"\"file\":");
+                json_string(f, out);
+                out.push(b',');
+            }
+            let _ = write!(out, "\"line\":{line},\"puzzle\":");
+            let mut text = Vec::new();
+            puzzle_text(r, raw, &mut text);
+            json_string(&String::from_utf8_lossy(&text), out);
+            let _ = write!(
+                out,
+                ",\"status\":\"{}\",\"solutions\":{},\"solution\":",
+                r.status.word(),
+                r.solutions
+            );
+            match r.solution {
+                Some(s) => {
+                    out.push(b'"');
+                    digits(&s, out);
+                    out.push(b'"');
+                }
+                None => out.extend_from_slice(b"null"),
+            }
+            let _ = write!(out, ",\"guesses\":{}", r.guesses);
+            if let Some(p) = &r.problem {
+                out.extend_from_slice(b",\"error\":");
+                json_string(&p.to_string(), out);
+            }
+            out.push(b'}');
+        }
+    }
+    out.push(b'\n');
+}
+
+fn json_string(s: &str, out: &mut Vec<u8>) {
+    serde_json::to_writer(&mut *out, s).expect("writing to a Vec cannot fail");
+}
+
 /// A malformed record, kept for the warning that names its line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Malformed {
@@ -237,36 +352,48 @@ pub struct Malformed {
 #[derive(Debug, Clone, Default)]
 pub struct ChunkReport {
     pub stats: Stats,
-    /// The first few malformed records of the chunk, in order.
+    /// The first [`MALFORMED_KEPT`] malformed records of the chunk, in order.
     pub malformed: Vec<Malformed>,
+    /// False when `cancel` stopped the chunk before its end: the output then
+    /// holds the records before the first one not done.
+    pub complete: bool,
+    /// Lines read (all of the chunk's lines when complete).
+    pub lines: u64,
 }
 
 /// How many malformed records a chunk keeps for warnings.
 pub const MALFORMED_KEPT: usize = 10;
 
-/// Writes the line form of a result: the 81-digit solution, or the status word.
-pub fn write_line_result(r: &RecordResult, out: &mut Vec<u8>) {
-    match r.solution {
-        Some(s) => out.extend(s.cells().iter().map(|&v| b'0' + v)),
-        None => out.extend_from_slice(r.status.word().as_bytes()),
-    }
-    out.push(b'\n');
+/// Settings shared by every chunk of a run.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkJob<'a> {
+    pub limit: u32,
+    pub format: OutputFormat,
+    /// The input's name, written in each record when set.
+    pub file: Option<&'a str>,
 }
 
-/// Solves every record of `data` (whose first line is `first_line`) and
-/// appends one output line per record to `out`, in order.
+/// Solves every record of `chunk` and appends one output record per input
+/// record to `out`, in order. Checks `cancel` before each record and stops
+/// early (reporting `complete: false`) once it is set.
 pub fn solve_chunk(
     solver: &mut dyn Solver,
-    data: &[u8],
-    first_line: u64,
-    limit: u32,
+    chunk: &Chunk<'_>,
+    job: ChunkJob<'_>,
+    cancel: &AtomicBool,
     out: &mut Vec<u8>,
 ) -> ChunkReport {
-    let mut report = ChunkReport::default();
-    for rec in Records::new(data, first_line) {
-        let r = solve_record(solver, rec.text, limit);
-        report.stats.add(&r);
-        if let Some(Problem::Parse(e)) = &r.problem {
+    let mut report = ChunkReport {
+        complete: true,
+        ..ChunkReport::default()
+    };
+    let mut recs = records(chunk.data, chunk.first_line, chunk.format);
+    for rec in recs.by_ref() {
+        if cancel.load(Ordering::Relaxed) {
+            report.complete = false;
+            break;
+        }
+        if let Err(e) = &rec.grid {
             if report.malformed.len() < MALFORMED_KEPT {
                 report.malformed.push(Malformed {
                     line: rec.line,
@@ -274,46 +401,18 @@ pub fn solve_chunk(
                 });
             }
         }
-        write_line_result(&r, out);
+        let r = solve_grid(solver, rec.grid, job.limit);
+        report.stats.add(&r);
+        write_record(job.format, job.file, rec.line, rec.raw, &r, out);
     }
+    report.lines = recs.next_line() - chunk.first_line;
     report
-}
-
-/// A piece of a larger input that starts on a line boundary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Chunk<'a> {
-    pub data: &'a [u8],
-    /// 1-based line number of the chunk's first line.
-    pub first_line: u64,
-}
-
-/// Cuts `data` into chunks of about `target` bytes, each ending just after a
-/// `\n` (the last may end without one), with the line number each starts at.
-pub fn split_chunks(data: &[u8], target: usize) -> Vec<Chunk<'_>> {
-    let target = target.max(1);
-    let mut chunks = Vec::with_capacity(data.len() / target + 1);
-    let mut start = 0;
-    let mut line = 1u64;
-    while start < data.len() {
-        let guess = (start + target).min(data.len());
-        let end = match data[guess..].iter().position(|&b| b == b'\n') {
-            Some(p) => guess + p + 1,
-            None => data.len(),
-        };
-        let piece = &data[start..end];
-        chunks.push(Chunk {
-            data: piece,
-            first_line: line,
-        });
-        line += piece.iter().filter(|&&b| b == b'\n').count() as u64;
-        start = end;
-    }
-    chunks
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::InputFormat;
     use crate::solver::FastSolver;
 
     const PUZZLE: &str =
@@ -321,25 +420,20 @@ mod tests {
     const SOLUTION: &str =
         "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
 
-    #[test]
-    fn records_skip_comments_and_blanks_but_count_their_lines() {
-        let data = b"# header\n\nabc\r\n  # indented comment\n   \ndef";
-        let recs: Vec<_> = Records::new(data, 1).collect();
-        assert_eq!(
-            recs,
-            vec![
-                Record {
-                    line: 3,
-                    text: b"abc"
-                },
-                Record {
-                    line: 6,
-                    text: b"def"
-                }
-            ]
-        );
-        assert_eq!(Records::new(b"", 1).count(), 0);
-        assert_eq!(Records::new(b"\n\n", 1).count(), 0);
+    fn chunk(data: &str) -> Chunk<'_> {
+        Chunk {
+            data: data.as_bytes(),
+            first_line: 1,
+            format: InputFormat::Line,
+        }
+    }
+
+    fn job(format: OutputFormat, limit: u32) -> ChunkJob<'static> {
+        ChunkJob {
+            limit,
+            format,
+            file: None,
+        }
     }
 
     #[test]
@@ -371,17 +465,27 @@ mod tests {
         let unsolvable = format!("12.456789{}..3{}", ".".repeat(18), ".".repeat(51));
         let r = solve_record(&mut s, unsolvable.as_bytes(), 2);
         assert_eq!(r.status, Status::Unsolvable);
+        for st in Status::ALL {
+            assert_eq!(Status::from_word(st.word()), Some(st));
+        }
     }
 
     #[test]
     fn a_chunk_gives_one_line_per_record_in_order() {
         let data = format!("# c\n{PUZZLE}\nbad line\n\n{PUZZLE}:1:{SOLUTION}\r\n");
         let mut out = Vec::new();
-        let report = solve_chunk(&mut FastSolver::new(), data.as_bytes(), 1, 1, &mut out);
+        let report = solve_chunk(
+            &mut FastSolver::new(),
+            &chunk(&data),
+            job(OutputFormat::Line, 1),
+            &AtomicBool::new(false),
+            &mut out,
+        );
         assert_eq!(
             String::from_utf8(out).unwrap(),
             format!("{SOLUTION}\nmalformed\n{SOLUTION}\n")
         );
+        assert!(report.complete);
         assert_eq!(report.stats.records, 3);
         assert_eq!(report.stats.solved, 2);
         assert_eq!(report.stats.malformed, 1);
@@ -389,24 +493,62 @@ mod tests {
     }
 
     #[test]
-    fn chunks_cover_the_input_on_line_boundaries() {
-        let data: Vec<u8> = (0..100)
-            .flat_map(|i| format!("line {i}\n").into_bytes())
-            .chain(b"last".iter().copied())
+    fn csv_and_jsonl_rows_carry_every_field() {
+        let data = format!("{PUZZLE}\n\"a,b\"\n");
+        let mut out = Vec::new();
+        let mut j = job(OutputFormat::Csv, 2);
+        j.file = Some("in.txt");
+        write_header(OutputFormat::Csv, true, &mut out);
+        solve_chunk(
+            &mut FastSolver::new(),
+            &chunk(&data),
+            j,
+            &AtomicBool::new(false),
+            &mut out,
+        );
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            rows[0],
+            "file,line,puzzle,status,solutions,solution,guesses"
+        );
+        assert_eq!(rows[1], format!("in.txt,1,{PUZZLE},unique,1,{SOLUTION},0"));
+        assert_eq!(rows[2], "in.txt,2,\"\"\"a,b\"\"\",malformed,0,,0");
+
+        let mut out = Vec::new();
+        solve_chunk(
+            &mut FastSolver::new(),
+            &chunk(&data),
+            job(OutputFormat::Jsonl, 1),
+            &AtomicBool::new(false),
+            &mut out,
+        );
+        let text = String::from_utf8(out).unwrap();
+        let objs: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        for target in [1, 7, 50, 1000] {
-            let chunks = split_chunks(&data, target);
-            let joined: Vec<u8> = chunks.iter().flat_map(|c| c.data.iter().copied()).collect();
-            assert_eq!(joined, data);
-            for c in &chunks[..chunks.len() - 1] {
-                assert_eq!(c.data.last(), Some(&b'\n'));
-            }
-            let lines: Vec<u64> = chunks
-                .iter()
-                .flat_map(|c| Records::new(c.data, c.first_line).map(|r| r.line))
-                .collect();
-            assert_eq!(lines, (1..=101).collect::<Vec<_>>());
-        }
-        assert!(split_chunks(b"", 10).is_empty());
+        assert_eq!(objs[0]["line"], 1);
+        assert_eq!(objs[0]["status"], "solved");
+        assert_eq!(objs[0]["solution"], SOLUTION);
+        assert_eq!(objs[1]["puzzle"], "\"a,b\"");
+        assert_eq!(objs[1]["solution"], serde_json::Value::Null);
+        assert_eq!(objs[1]["error"], "bad character '\"' at column 1");
+    }
+
+    #[test]
+    fn a_cancelled_chunk_stops_and_says_so() {
+        let data = format!("{PUZZLE}\n{PUZZLE}\n");
+        let mut out = Vec::new();
+        let report = solve_chunk(
+            &mut FastSolver::new(),
+            &chunk(&data),
+            job(OutputFormat::Line, 1),
+            &AtomicBool::new(true),
+            &mut out,
+        );
+        assert!(!report.complete);
+        assert!(out.is_empty());
+        assert_eq!(report.stats.records, 0);
     }
 }

@@ -29,6 +29,15 @@ pub enum ParseError {
     /// A character that is neither a cell nor, after the 81st cell, a separator.
     #[error("bad character {found:?} at column {column}")]
     BadChar { column: usize, found: char },
+    /// Grid form: a row (counted from 1 within the puzzle) is not 9 cells.
+    #[error("grid row {row}: {detail}")]
+    GridRow { row: usize, detail: Box<ParseError> },
+    /// Grid form: a row with a number of cells other than 9.
+    #[error("{cells} cells, need 9")]
+    RowCells { cells: usize },
+    /// Grid form: the puzzle ended before its ninth row.
+    #[error("incomplete grid: {rows} of 9 rows")]
+    IncompleteGrid { rows: usize },
 }
 
 /// A row, column or box of the grid, numbered from 1 as people count.
@@ -112,6 +121,30 @@ impl Grid {
     /// `puzzle,solution` and `puzzle:count:solution` lines parse as their
     /// puzzle. Columns in errors are 1-based characters of `line`.
     pub fn parse_line(line: &[u8]) -> Result<Grid, ParseError> {
+        // The common case, 81 cells and a line end or separator, in one
+        // pass that the compiler can vectorise; anything else takes the
+        // careful path that explains what is wrong.
+        if let Some(cells) = line.get(..CELLS) {
+            let after_ok = line.get(CELLS).is_none_or(|&b| is_separator(b));
+            // No short-circuit: a plain OR over all 81 bytes vectorises.
+            let mut bad = false;
+            for &b in cells {
+                bad |= b.wrapping_sub(b'0') > 9 && b != b'.';
+            }
+            if after_ok && !bad {
+                let mut grid = Grid::EMPTY;
+                for (g, &b) in grid.cells.iter_mut().zip(cells) {
+                    // '.' - '0' wraps to a value above 9: it maps to 0.
+                    let v = b.wrapping_sub(b'0');
+                    *g = if v <= 9 { v } else { 0 };
+                }
+                return Ok(grid);
+            }
+        }
+        Self::parse_line_slow(line)
+    }
+
+    fn parse_line_slow(line: &[u8]) -> Result<Grid, ParseError> {
         let start = line
             .iter()
             .position(|&b| !b.is_ascii_whitespace())
@@ -180,6 +213,13 @@ impl Grid {
     /// True when every cell holds a digit.
     pub fn is_complete(&self) -> bool {
         self.cells.iter().all(|&v| v != 0)
+    }
+
+    /// Writes the cells as digits (`0` for blanks) into `out`: 81 bytes.
+    pub fn write_digits(&self, out: &mut [u8; CELLS]) {
+        for (o, &v) in out.iter_mut().zip(&self.cells) {
+            *o = b'0' + v;
+        }
     }
 
     /// Writes the line form (`.` for blanks) into `out`: exactly 81 bytes.

@@ -11,6 +11,8 @@
 pub mod batch;
 pub mod generate;
 pub mod grid;
+pub mod input;
+pub mod pipeline;
 pub mod solver;
 
 pub use grid::{Grid, ParseError};

@@ -2,6 +2,7 @@
 
 pub mod generate;
 pub mod output;
+pub mod progress;
 pub mod solve;
 
 /// The rayon pool for `-j N`; 0 means one thread per core.

@@ -1,36 +1,52 @@
-//! `batchdoku solve`: solve every puzzle of a file, one output line per record.
+//! `batchdoku solve`: the batch engine. Inputs are memory-mapped (standard
+//! input is streamed), cut into chunks on record boundaries, solved by a
+//! rayon pool and written back in input order.
 
-use super::output::Output;
-use anyhow::Context;
-use batchdoku::batch::{solve_chunk, split_chunks, ChunkReport, Stats};
+use super::output::{partial_name, Output};
+use super::progress::Progress;
+use anyhow::{bail, Context};
+use batchdoku::batch::{solve_chunk, write_header, ChunkJob, ChunkReport, OutputFormat, Stats};
+use batchdoku::input::{
+    complete_prefix, count_newlines, detect, skip_records, Chunk, ChunkSplitter, InputFormat,
+};
+use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::SolverKind;
-use rayon::prelude::*;
+use std::borrow::Cow;
 use std::fs::File;
-use std::path::PathBuf;
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-/// Solve every puzzle of FILE, writing one line per record in input order.
+/// Solve every puzzle of the inputs, writing one output record per input
+/// record, in input order.
 ///
 /// A record is a line that is neither blank nor a `#` comment: 81 cells in
 /// row order (`1`-`9` givens, `.` or `0` blanks), optionally followed by a
-/// separator (`,` `:` `;` tab or space) and ignored text. Each record gets
-/// one output line: its 81-digit solution, or `unsolvable` (no solution),
-/// `invalid` (givens repeat a digit in a unit) or `malformed` (not a puzzle;
-/// a warning names its line).
+/// separator (`,` `:` `;` tab or space) and ignored text. A CSV header at the
+/// top of a file is skipped. Files whose first puzzle is written as 9 rows
+/// of 9 cells are read in grid form (see --input).
+///
+/// Each record gets one output record: its solution, or a status:
+/// `unsolvable` (no solution), `invalid` (givens repeat a digit in a unit) or
+/// `malformed` (not a puzzle; a warning names its file and line).
 #[derive(clap::Args)]
-#[command(
-    after_help = "Exit codes: 0 done (even with unsolvable, invalid or malformed records), \
-                        1 I/O error, 2 usage error."
-)]
+#[command(after_help = "\
+Exit codes:
+  0  done, even when some puzzles are unsolvable, invalid or malformed
+  1  I/O error or interrupted (a file output is kept as OUT.partial; rerun
+     with --resume to finish it), or with --strict a malformed or invalid record
+  2  usage error")]
 pub struct Args {
-    /// Puzzle file, one puzzle per line.
-    pub file: PathBuf,
+    /// Puzzle files; `-` or none reads standard input.
+    pub files: Vec<PathBuf>,
     /// Write results here instead of standard output (written as
     /// OUT.partial, renamed when complete).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Solver variant.
+    /// Solver variant: fast, mrv or backtrack.
     #[arg(long, default_value = "fast", value_parser = parse_solver)]
     pub solver: SolverKind,
     /// Worker threads (0: one per core).
@@ -39,93 +55,543 @@ pub struct Args {
     /// Count solutions up to N: 1 finds one, 2 proves uniqueness.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub limit: u32,
-    /// Print no statistics or warnings.
+    /// Output format: line (solution or status word), csv
+    /// (line,puzzle,status,solutions,solution,guesses, plus a leading file
+    /// column for several inputs) or jsonl (the same fields as JSON).
+    #[arg(long, default_value = "line", value_parser = parse_format)]
+    pub format: OutputFormat,
+    /// Input form: auto (grid when a file opens with 9 rows of 9 cells),
+    /// line or grid.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid"])]
+    pub input: String,
+    /// Also write the end statistics as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+    /// Progress bar on stderr: auto (when stderr is a terminal), always, never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub progress: String,
+    /// Print no statistics, warnings or progress.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Exit 1 when any record is malformed or invalid.
+    #[arg(long)]
+    pub strict: bool,
+    /// Continue an interrupted run: keep the records in OUT.partial and
+    /// solve only the rest (use the same inputs and options).
+    #[arg(long, requires = "output")]
+    pub resume: bool,
 }
 
 fn parse_solver(s: &str) -> Result<SolverKind, String> {
     s.parse()
 }
 
-/// Input bytes handed to one worker at a time: about 16 chunks per thread so
-/// hard and easy stretches of a file even out, between 1 KiB (a dozen
-/// puzzles) and 256 KiB (about 3,000: enough to amortise scheduling).
+fn parse_format(s: &str) -> Result<OutputFormat, String> {
+    s.parse()
+}
+
+/// Set by Ctrl-C: workers stop at the next record, no new chunk starts.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Input bytes per chunk: about 16 chunks per thread so hard and easy
+/// stretches even out, between 4 KiB (50 puzzles) and 256 KiB (about 3,000:
+/// enough to amortise scheduling).
 fn chunk_bytes(input: usize, threads: usize) -> usize {
-    (input / (threads * 16)).clamp(1 << 10, 256 << 10)
+    (input / (threads * 16)).clamp(4 << 10, 256 << 10)
+}
+
+/// Bytes read from standard input per chunk.
+const STDIN_CHUNK: usize = 256 << 10;
+
+/// One input as the engine sees it.
+enum Source {
+    Mapped {
+        name: String,
+        map: Option<memmap2::Mmap>,
+    },
+    Stdin,
+}
+
+impl Source {
+    fn open(path: &Path) -> anyhow::Result<Source> {
+        if path.as_os_str() == "-" {
+            return Ok(Source::Stdin);
+        }
+        let name = path.display().to_string();
+        let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
+        let len = file
+            .metadata()
+            .with_context(|| format!("cannot read {name}"))?
+            .len();
+        if file.metadata()?.is_dir() {
+            bail!("{name} is a directory");
+        }
+        let map = if len == 0 {
+            None
+        } else {
+            // SAFETY: the map is only read. If another process truncates the
+            // file while we run, reading the lost pages faults (SIGBUS), the
+            // documented risk of every mapped reader; we never write through
+            // it, and the bytes are only copied out or parsed.
+            Some(
+                unsafe { memmap2::Mmap::map(&file) }
+                    .with_context(|| format!("cannot map {name}"))?,
+            )
+        };
+        #[cfg(unix)]
+        if let Some(m) = &map {
+            let _ = m.advise(memmap2::Advice::Sequential);
+        }
+        Ok(Source::Mapped { name, map })
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Source::Mapped { name, .. } => name,
+            Source::Stdin => "-",
+        }
+    }
+
+    fn mapped_len(&self) -> u64 {
+        match self {
+            Source::Mapped { map, .. } => map.as_ref().map_or(0, |m| m.len() as u64),
+            Source::Stdin => 0,
+        }
+    }
+}
+
+/// A chunk of work: borrowed from a map, or owned (read from stdin).
+struct Job<'a> {
+    data: Cow<'a, [u8]>,
+    /// Line number of the chunk's first line when `line_known`; else the
+    /// chunk continues where the previous chunk of its file ended, and its
+    /// records are numbered from 1 and rebased when written.
+    first_line: u64,
+    line_known: bool,
+    format: InputFormat,
+    file: usize,
+}
+
+/// A solved chunk.
+struct Done {
+    out: Vec<u8>,
+    report: ChunkReport,
+    file: usize,
+    first_line: u64,
+    line_known: bool,
+    input_bytes: usize,
+}
+
+/// Why the job stream stopped.
+#[derive(Debug)]
+enum Halt {
+    Interrupted,
+    Read(anyhow::Error),
+    Write(io::Error),
+}
+
+/// Produces the jobs of all inputs in order, skipping `to_skip` records
+/// first (for --resume).
+struct Jobs<'a> {
+    sources: &'a [Source],
+    forced: Option<InputFormat>,
+    threads: usize,
+    /// Whether chunks are numbered as they are cut: needed when output
+    /// records carry line numbers (csv, jsonl), since workers write them,
+    /// and when resuming. Otherwise workers number from 1 and the writer
+    /// rebases, which spares this thread a pass over every input byte.
+    count_lines: bool,
+    to_skip: u64,
+    current: usize,
+    splitter: Option<ChunkSplitter<'a>>,
+    stdin: Option<StdinChunks>,
+}
+
+impl<'a> Jobs<'a> {
+    /// The next chunk of the current input, before any skipping.
+    fn next_raw(&mut self) -> Option<Result<Job<'a>, Halt>> {
+        loop {
+            if self.current >= self.sources.len() {
+                return None;
+            }
+            if let Some(s) = &mut self.splitter {
+                let first_of_file = s.at_start();
+                if let Some(c) = s.next() {
+                    return Some(Ok(Job {
+                        data: Cow::Borrowed(c.data),
+                        first_line: c.first_line,
+                        line_known: first_of_file || self.count_lines,
+                        format: c.format,
+                        file: self.current,
+                    }));
+                }
+                self.splitter = None;
+                self.current += 1;
+                continue;
+            }
+            if let Some(s) = &mut self.stdin {
+                match s.next_chunk() {
+                    Ok(Some((data, first_line, format))) => {
+                        return Some(Ok(Job {
+                            data: Cow::Owned(data),
+                            first_line,
+                            line_known: true,
+                            format,
+                            file: self.current,
+                        }))
+                    }
+                    Ok(None) => {
+                        self.stdin = None;
+                        self.current += 1;
+                        continue;
+                    }
+                    Err(e) => {
+                        self.current = self.sources.len();
+                        return Some(Err(Halt::Read(
+                            anyhow::Error::new(e).context("cannot read standard input"),
+                        )));
+                    }
+                }
+            }
+            match &self.sources[self.current] {
+                Source::Mapped { map: None, .. } => self.current += 1,
+                Source::Mapped { map: Some(m), .. } => {
+                    let data: &'a [u8] = m;
+                    let d = detect(data, self.forced);
+                    let splitter = ChunkSplitter::new(
+                        &data[d.start..],
+                        d.first_line,
+                        d.format,
+                        chunk_bytes(data.len(), self.threads),
+                    );
+                    self.splitter = Some(if self.count_lines {
+                        splitter
+                    } else {
+                        splitter.without_line_numbers()
+                    });
+                }
+                Source::Stdin => self.stdin = Some(StdinChunks::new(self.forced)),
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Jobs<'a> {
+    type Item = Result<Job<'a>, Halt>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if INTERRUPTED.load(Ordering::Relaxed) {
+                return Some(Err(Halt::Interrupted));
+            }
+            let mut job = match self.next_raw()? {
+                Ok(job) => job,
+                Err(e) => return Some(Err(e)),
+            };
+            if self.to_skip == 0 {
+                return Some(Ok(job));
+            }
+            // Resuming numbers every chunk (see `count_lines`), so
+            // `first_line` is real here.
+            let (skipped, pos, line) =
+                skip_records(&job.data, job.first_line, job.format, self.to_skip);
+            self.to_skip -= skipped;
+            if pos < job.data.len() {
+                job.data = match job.data {
+                    Cow::Borrowed(b) => Cow::Borrowed(&b[pos..]),
+                    Cow::Owned(v) => Cow::Owned(v[pos..].to_vec()),
+                };
+                job.first_line = line;
+                return Some(Ok(job));
+            }
+        }
+    }
+}
+
+/// Standard input read in chunks that end on record boundaries, so memory
+/// stays bounded in a pipe.
+struct StdinChunks {
+    forced: Option<InputFormat>,
+    /// Bytes read but not yet handed out.
+    carry: Vec<u8>,
+    /// Form and line number of `carry`, once the top was read.
+    state: Option<(InputFormat, u64)>,
+    eof: bool,
+}
+
+impl StdinChunks {
+    fn new(forced: Option<InputFormat>) -> Self {
+        StdinChunks {
+            forced,
+            carry: Vec::new(),
+            state: None,
+            eof: false,
+        }
+    }
+
+    /// Reads until `carry` holds at least `want` bytes or input ends.
+    fn fill(&mut self, want: usize) -> io::Result<()> {
+        let mut stdin = io::stdin().lock();
+        while !self.eof && self.carry.len() < want {
+            let start = self.carry.len();
+            self.carry.resize(want.max(start + 64 * 1024), 0);
+            match stdin.read(&mut self.carry[start..]) {
+                Ok(0) => {
+                    self.carry.truncate(start);
+                    self.eof = true;
+                }
+                Ok(n) => self.carry.truncate(start + n),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.carry.truncate(start),
+                Err(e) => {
+                    self.carry.truncate(start);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn next_chunk(&mut self) -> io::Result<Option<(Vec<u8>, u64, InputFormat)>> {
+        let mut want = STDIN_CHUNK;
+        loop {
+            self.fill(want)?;
+            let (format, line) = match self.state {
+                Some(s) => s,
+                None => {
+                    let d = detect(&self.carry, self.forced);
+                    self.carry.drain(..d.start);
+                    self.state = Some((d.format, d.first_line));
+                    (d.format, d.first_line)
+                }
+            };
+            if self.carry.is_empty() && self.eof {
+                return Ok(None);
+            }
+            let cut = if self.eof {
+                self.carry.len()
+            } else {
+                complete_prefix(&self.carry, format)
+            };
+            if cut == 0 {
+                // One record longer than what we hold: read on.
+                want = self.carry.len() * 2;
+                continue;
+            }
+            let rest = self.carry.split_off(cut);
+            let data = std::mem::replace(&mut self.carry, rest);
+            let lines = count_newlines(&data);
+            self.state = Some((format, line + lines));
+            return Ok(Some((data, line, format)));
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let file =
-        File::open(&args.file).with_context(|| format!("cannot open {}", args.file.display()))?;
-    // SAFETY: the map is only read. Another process truncating the file while
-    // we run could fault the read; that is the documented risk of every
-    // memory-mapped reader (ripgrep takes the same) and is not undefined in
-    // Rust terms for the bytes we copy out.
-    let map = unsafe { memmap2::Mmap::map(&file) }
-        .with_context(|| format!("cannot map {}", args.file.display()))?;
-    let data: &[u8] = &map;
+    let forced = match args.input.as_str() {
+        "line" => Some(InputFormat::Line),
+        "grid" => Some(InputFormat::Grid),
+        _ => None,
+    };
+    let paths = if args.files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.files.clone()
+    };
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        bail!("standard input (-) can be named only once");
+    }
+    let sources = paths
+        .iter()
+        .map(|p| Source::open(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let several = sources.len() > 1;
 
     let pool = super::thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
-    let mut output = Output::create(args.output.as_deref())?;
+
+    // The output, fresh or continued.
+    let (mut output, already) = match (&args.output, args.resume) {
+        (Some(path), true) => match Output::resume(path)? {
+            Some(r) => {
+                let header = u64::from(args.format == OutputFormat::Csv && r.lines > 0);
+                (r.output, r.lines - header)
+            }
+            None => {
+                eprintln!(
+                    "batchdoku: nothing to resume ({} not found); starting from the top",
+                    partial_name(path).display()
+                );
+                (Output::create(Some(path))?, 0)
+            }
+        },
+        (path, _) => (Output::create(path.as_deref())?, 0),
+    };
+    if already == 0 {
+        let mut header = Vec::new();
+        write_header(args.format, several, &mut header);
+        output
+            .write_all(&header)
+            .context("cannot write the output")?;
+    } else if !args.quiet {
+        eprintln!("batchdoku: resuming after {already} records");
+    }
+
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // A second Ctrl-C: the user does not want to wait.
+            std::process::exit(130);
+        }
+    });
+
+    let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
+    let progress = Progress::new(&args.progress, args.quiet, total_bytes);
+    let jobs = Jobs {
+        sources: &sources,
+        forced,
+        threads,
+        count_lines: args.format != OutputFormat::Line || already > 0,
+        to_skip: already,
+        current: 0,
+        splitter: None,
+        stdin: None,
+    };
+    let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let started = Instant::now();
-    let chunks = split_chunks(data, chunk_bytes(data.len(), threads));
     let mut stats = Stats::default();
+    let mut written = 0u64;
     let mut warned = 0u64;
-    let name = args.file.display().to_string();
-    // Chunks are solved a window at a time and written in input order, so
-    // memory holds at most one window of outputs.
-    for window in chunks.chunks(threads * 4) {
-        let done: Vec<(Vec<u8>, ChunkReport)> = pool.install(|| {
-            window
-                .par_iter()
-                .map_init(
-                    || args.solver.build(),
-                    |solver, chunk| {
-                        let mut out = Vec::with_capacity(chunk.data.len() + 1024);
-                        let report = solve_chunk(
-                            solver.as_mut(),
-                            chunk.data,
-                            chunk.first_line,
-                            args.limit,
-                            &mut out,
-                        );
-                        (out, report)
-                    },
-                )
-                .collect()
-        });
-        for (out, report) in done {
-            output.write_all(&out)?;
-            stats.merge(&report.stats);
+    let mut next_line = vec![1u64; sources.len()];
+    let solver = args.solver;
+    let limit = args.limit;
+    let format = args.format;
+
+    let result = run_ordered(
+        &pool,
+        jobs,
+        threads * 4,
+        |job: Job<'_>| {
+            let chunk = Chunk {
+                data: &job.data,
+                first_line: job.first_line,
+                format: job.format,
+            };
+            let mut out = Vec::with_capacity(job.data.len() + job.data.len() / 2 + 256);
+            let spec = ChunkJob {
+                limit,
+                format,
+                file: several.then(|| names[job.file].as_str()),
+            };
+            let report = solve_chunk(
+                solver.build().as_mut(),
+                &chunk,
+                spec,
+                &INTERRUPTED,
+                &mut out,
+            );
+            Done {
+                out,
+                report,
+                file: job.file,
+                first_line: job.first_line,
+                line_known: job.line_known,
+                input_bytes: job.data.len(),
+            }
+        },
+        |done: Done| {
+            if let Err(e) = output.write_all(&done.out) {
+                return ControlFlow::Break(Halt::Write(e));
+            }
+            written += done.report.stats.records;
+            stats.merge(&done.report.stats);
+            // `next_line[file]`: the line the next chunk of that file starts on.
+            let start = if done.line_known {
+                done.first_line
+            } else {
+                next_line[done.file]
+            };
+            let rebase = start - done.first_line;
+            next_line[done.file] = start + done.report.lines;
             if !args.quiet {
-                for m in &report.malformed {
+                for m in &done.report.malformed {
                     if warned < 10 {
-                        eprintln!(
-                            "batchdoku: warning: {name}:{}: malformed: {}",
-                            m.line, m.error
-                        );
+                        progress.println(&format!(
+                            "batchdoku: warning: {}:{}: malformed: {}",
+                            names[done.file],
+                            m.line + rebase,
+                            m.error
+                        ));
                     }
                     warned += 1;
                 }
             }
+            progress.advance(done.input_bytes as u64, stats.records, started);
+            if done.report.complete {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(Halt::Interrupted)
+            }
+        },
+    );
+    progress.finish();
+    let seconds = started.elapsed().as_secs_f64();
+
+    if let Err(stop) = result {
+        let halt = match stop {
+            Stop::Source(h) | Stop::Sink(h) => h,
+        };
+        let flushed = output.flush();
+        if let (Halt::Write(e), None) = (&halt, output.partial_path()) {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                // The reader went away (e.g. `| head`): not an error.
+                return Ok(ExitCode::SUCCESS);
+            }
         }
+        let held = already + written;
+        let place = match output.partial_path() {
+            Some(p) => format!(
+                "{} holds the first {held} records; run the same command with --resume to finish",
+                p.display()
+            ),
+            None => format!("{held} records were written"),
+        };
+        match halt {
+            Halt::Interrupted => eprintln!("batchdoku: interrupted: {place}"),
+            Halt::Read(e) => eprintln!("batchdoku: error: {e:#}; {place}"),
+            Halt::Write(e) => {
+                let target = output
+                    .partial_path()
+                    .map_or("standard output".to_string(), |p| p.display().to_string());
+                eprintln!("batchdoku: error: cannot write {target}: {e}; {place}");
+            }
+        }
+        if let Err(e) = flushed {
+            eprintln!("batchdoku: error: the last records may be missing: {e}");
+        }
+        if !args.quiet {
+            print_summary(&stats, seconds, threads, solver);
+        }
+        return Ok(ExitCode::from(1));
     }
+
     output.finish()?;
     if !args.quiet {
-        if stats.malformed > 10 {
+        if warned > 10 {
             eprintln!(
                 "batchdoku: warning: {} more malformed records not shown",
-                stats.malformed - 10
+                warned - 10
             );
         }
-        print_summary(
-            &stats,
-            started.elapsed().as_secs_f64(),
-            threads,
-            args.solver,
+        print_summary(&stats, seconds, threads, solver);
+    }
+    if let Some(path) = &args.stats {
+        write_stats_json(path, &stats, seconds, threads, solver)?;
+    }
+    if args.strict && stats.malformed + stats.invalid > 0 {
+        eprintln!(
+            "batchdoku: --strict: {} malformed and {} invalid records",
+            stats.malformed, stats.invalid
         );
+        return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -137,7 +603,7 @@ fn print_summary(s: &Stats, seconds: f64, threads: usize, solver: SolverKind) {
         s.records, s.solved, s.unique, s.multiple, s.unsolvable, s.invalid, s.malformed
     );
     eprintln!(
-        "{:.3} s, {:.0} puzzles/s, {:.2} us/puzzle, {:.2} guesses/puzzle, {:.1}% without guessing, {} threads, solver {}",
+        "{:.3} s, {:.0} puzzles/s, {:.2} us/puzzle, {:.2} guesses/puzzle, {:.1}% solved without guessing, {} threads, solver {}",
         seconds,
         s.records as f64 / seconds.max(1e-9),
         seconds * 1e6 / n,
@@ -146,4 +612,32 @@ fn print_summary(s: &Stats, seconds: f64, threads: usize, solver: SolverKind) {
         threads,
         solver
     );
+}
+
+fn write_stats_json(
+    path: &Path,
+    s: &Stats,
+    seconds: f64,
+    threads: usize,
+    solver: SolverKind,
+) -> anyhow::Result<()> {
+    let n = s.records.max(1) as f64;
+    let json = serde_json::json!({
+        "puzzles": s.records,
+        "solved": s.solved,
+        "unique": s.unique,
+        "multiple": s.multiple,
+        "unsolvable": s.unsolvable,
+        "invalid": s.invalid,
+        "malformed": s.malformed,
+        "seconds": seconds,
+        "puzzles_per_sec": s.records as f64 / seconds.max(1e-9),
+        "usec_per_puzzle": seconds * 1e6 / n,
+        "guesses_per_puzzle": s.guesses as f64 / n,
+        "no_guess_pct": 100.0 * s.no_guess as f64 / n,
+        "threads": threads,
+        "solver": solver.name(),
+    });
+    let text = serde_json::to_string_pretty(&json)? + "\n";
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -159,15 +159,41 @@ impl State {
         unsolved: [BAND; 3],
     };
 
-    /// Loads the givens. A given whose cell a peer's equal given already took
-    /// away is a contradiction.
+    /// Loads the givens in one sweep: each given leaves every board, and its
+    /// row, box and column peers leave its own digit's board. Two equal
+    /// givens that see each other are a contradiction.
     fn from_grid(puzzle: &Grid) -> Result<State, Contradiction> {
-        let mut s = State::FRESH;
+        let mut given = [0u32; 3];
+        let mut own = [0u32; 27];
+        let mut band_peers = [0u32; 27];
+        let mut columns = [0u32; 9];
         for (i, &v) in puzzle.cells().iter().enumerate() {
-            if v != 0 {
-                s.place(v as usize - 1, i / 27, 1 << (i % 27))?;
+            if v == 0 {
+                continue;
+            }
+            let (d, b, pos) = (v as usize - 1, i / 27, i % 27);
+            let col = 1u32 << (pos % 9);
+            if columns[d] & col != 0 {
+                return Err(Contradiction);
+            }
+            columns[d] |= col;
+            given[b] |= 1 << pos;
+            own[3 * d + b] |= 1 << pos;
+            band_peers[3 * d + b] |= BAND_PEERS[pos];
+        }
+        let mut s = State::FRESH;
+        for (d, &cols) in columns.iter().enumerate() {
+            let column_peers = cols * COLUMN_SPREAD;
+            for (b, &taken) in given.iter().enumerate() {
+                let i = 3 * d + b;
+                // A given among its own digit's row or box peers repeats it.
+                if own[i] & band_peers[i] != 0 {
+                    return Err(Contradiction);
+                }
+                s.cand[i] = (BAND & !taken & !band_peers[i] & !column_peers) | own[i];
             }
         }
+        s.unsolved = given.map(|taken| BAND & !taken);
         Ok(s)
     }
 

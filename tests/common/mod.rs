@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use batchdoku::batch::Records;
+use batchdoku::input::{records, InputFormat};
 use batchdoku::Grid;
 use std::path::PathBuf;
 
@@ -30,9 +30,9 @@ pub fn sample_path() -> PathBuf {
 /// Every puzzle of a line-per-puzzle file.
 pub fn load_puzzles(path: &std::path::Path) -> Vec<Grid> {
     let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Records::new(&data, 1)
+    records(&data, 1, InputFormat::Line)
         .map(|r| {
-            Grid::parse_line(r.text)
+            r.grid
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), r.line))
         })
         .collect()

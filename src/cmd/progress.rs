@@ -1,0 +1,67 @@
+//! The progress bar on stderr: records done, rate and (for mapped inputs,
+//! whose size is known) percent and ETA from the bytes consumed.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Instant;
+
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    /// `mode` is auto (only when stderr is a terminal), always or never;
+    /// `total_bytes` 0 means unknown (standard input): a spinner instead.
+    pub fn new(mode: &str, quiet: bool, total_bytes: u64) -> Progress {
+        let show = !quiet
+            && match mode {
+                "always" => true,
+                "never" => false,
+                _ => std::io::stderr().is_terminal(),
+            };
+        if !show {
+            return Progress { bar: None };
+        }
+        let bar = if total_bytes > 0 {
+            let b = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {percent:>3}% {msg} [{elapsed_precise}, ETA {eta}]",
+                )
+                .expect("valid template"),
+            );
+            b
+        } else {
+            let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            b.set_style(
+                ProgressStyle::with_template("{spinner} {msg} [{elapsed_precise}]")
+                    .expect("valid template"),
+            );
+            b
+        };
+        Progress { bar: Some(bar) }
+    }
+
+    /// Records `bytes` more input done, `records` in all so far.
+    pub fn advance(&self, bytes: u64, records: u64, started: Instant) {
+        if let Some(b) = &self.bar {
+            b.inc(bytes);
+            let rate = records as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            b.set_message(format!("{records} records, {rate:.0}/s"));
+        }
+    }
+
+    /// Prints a line above the bar (or plainly when there is none).
+    pub fn println(&self, line: &str) {
+        match &self.bar {
+            Some(b) => b.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

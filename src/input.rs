@@ -1,0 +1,861 @@
+//! Reading puzzle records from bytes: the two text forms, format detection,
+//! CSV headers, and cutting large inputs into chunks on record boundaries.
+//!
+//! - *Line form*: one puzzle per line (see [`Grid::parse_line`]).
+//! - *Grid form*: a puzzle as 9 rows of 9 cells; spaces and `|` inside rows,
+//!   `-`/`+`/`=` separator lines, blank lines and title lines (`Grid 01`)
+//!   between puzzles are allowed, as is a leading count line (the contest
+//!   form).
+//!
+//! In both forms blank lines and `#` comments are not records, and line
+//! numbers count every line of the input, 1-based.
+
+use crate::grid::{Grid, ParseError, CELLS};
+
+/// The text form of an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InputFormat {
+    /// One puzzle per line.
+    Line,
+    /// Nine rows of nine cells per puzzle.
+    Grid,
+}
+
+/// One record as read: where it starts, its bytes, and its grid or the
+/// reason it is not one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParsedRecord<'a> {
+    /// Line number of the record's first line.
+    pub line: u64,
+    /// The record's text: its line (without the line end) in line form, its
+    /// lines from first to last row in grid form.
+    pub raw: &'a [u8],
+    pub grid: Result<Grid, ParseError>,
+}
+
+/// Splits `data` into lines: `(offset, line)` pairs with line ends (`\n` or
+/// `\r\n`) removed.
+#[derive(Debug, Clone)]
+struct Lines<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (usize, &'a [u8]);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, &'a [u8])> {
+        if self.pos >= self.data.len() {
+            return None;
+        }
+        let start = self.pos;
+        let rest = &self.data[start..];
+        let line = match memchr::memchr(b'\n', rest) {
+            Some(p) => {
+                self.pos = start + p + 1;
+                &rest[..p]
+            }
+            None => {
+                self.pos = self.data.len();
+                rest
+            }
+        };
+        Some((start, line.strip_suffix(b"\r").unwrap_or(line)))
+    }
+}
+
+/// Number of `\n` bytes in `data`. Counts in 32-byte lanes of byte-sized
+/// counters (flushed before they can overflow) so the compiler emits compare
+/// and subtract vector instructions: the splitter runs on the thread that
+/// also writes the output, and a plain `filter().count()` was a visible share
+/// of a 1,000,000-puzzle run.
+pub fn count_newlines(data: &[u8]) -> u64 {
+    const LANES: usize = 32;
+    let mut total = 0u64;
+    for block in data.chunks(255 * LANES) {
+        let mut lanes = [0u8; LANES];
+        let mut whole = block.chunks_exact(LANES);
+        for c in &mut whole {
+            let c: &[u8; LANES] = c.try_into().expect("exact chunk");
+            for i in 0..LANES {
+                lanes[i] = lanes[i].wrapping_add(u8::from(c[i] == b'\n'));
+            }
+        }
+        total += lanes.iter().map(|&n| u64::from(n)).sum::<u64>();
+        total += whole.remainder().iter().filter(|&&b| b == b'\n').count() as u64;
+    }
+    total
+}
+
+/// True for a blank line or a `#` comment: not a record.
+pub fn is_skipped(line: &[u8]) -> bool {
+    match line.iter().find(|b| !b.is_ascii_whitespace()) {
+        None => true,
+        Some(&b) => b == b'#',
+    }
+}
+
+/// True for a CSV header such as `quizzes,solutions` or `puzzle,solution`:
+/// comma-separated names (letters, digits, `_`, `-`, spaces) starting with a
+/// letter, or one of the usual single-column names.
+pub fn is_csv_header(line: &[u8]) -> bool {
+    let line = line.trim_ascii();
+    let Some(first) = line.first() else {
+        return false;
+    };
+    if !first.is_ascii_alphabetic() {
+        return false;
+    }
+    let names_only = line
+        .iter()
+        .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b' ' | b','));
+    if !names_only {
+        return false;
+    }
+    if line.contains(&b',') {
+        return true;
+    }
+    let lower = line.to_ascii_lowercase();
+    matches!(
+        lower.as_slice(),
+        b"puzzle" | b"puzzles" | b"quizzes" | b"quiz" | b"sudoku" | b"grid"
+    )
+}
+
+/// What [`detect`] found at the top of an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detected {
+    pub format: InputFormat,
+    /// Byte offset where records start (after a CSV header or count line).
+    pub start: usize,
+    /// Line number of the line at `start`.
+    pub first_line: u64,
+}
+
+/// Decides the form of an input (grid form when, after an optional count or
+/// title line, its first nine non-separator lines are grid rows) and skips a
+/// CSV header or the contest form's leading count line. `forced` overrides
+/// the detected form.
+pub fn detect(data: &[u8], forced: Option<InputFormat>) -> Detected {
+    let mut lines = Lines { data, pos: 0 };
+    let mut number = 0u64;
+    let (offset, line) = loop {
+        match lines.next() {
+            None => {
+                return Detected {
+                    format: forced.unwrap_or(InputFormat::Line),
+                    start: 0,
+                    first_line: 1,
+                }
+            }
+            Some((offset, line)) => {
+                number += 1;
+                if !is_skipped(line) {
+                    break (offset, line);
+                }
+            }
+        }
+    };
+    let after_first = Detected {
+        format: InputFormat::Line,
+        start: lines.pos,
+        first_line: number + 1,
+    };
+    let at_first = Detected {
+        format: InputFormat::Line,
+        start: offset,
+        first_line: number,
+    };
+    let format = forced.unwrap_or_else(|| {
+        if looks_like_grid(&data[offset..]) {
+            InputFormat::Grid
+        } else {
+            InputFormat::Line
+        }
+    });
+    match format {
+        InputFormat::Line if is_csv_header(line) => after_first,
+        InputFormat::Grid if is_count_line(line) => Detected {
+            format,
+            ..after_first
+        },
+        _ => Detected { format, ..at_first },
+    }
+}
+
+/// True when `data` opens with a grid-form puzzle: an optional count or
+/// title line, then nine grid rows (separator lines between them allowed).
+fn looks_like_grid(data: &[u8]) -> bool {
+    let mut rows = 0;
+    for (i, (_, line)) in (Lines { data, pos: 0 })
+        .filter(|(_, l)| !is_skipped(l))
+        .enumerate()
+    {
+        if i == 0 && (is_count_line(line) || is_title(line)) {
+            continue;
+        }
+        if is_separator_line(line) {
+            continue;
+        }
+        if !is_grid_row(line) {
+            return false;
+        }
+        rows += 1;
+        if rows == 9 {
+            return true;
+        }
+    }
+    false
+}
+
+/// A line holding only a number shorter than a grid row: the puzzle count
+/// at the top of the contest form.
+fn is_count_line(line: &[u8]) -> bool {
+    let t = line.trim_ascii();
+    !t.is_empty() && t.len() < 9 && t.iter().all(u8::is_ascii_digit)
+}
+
+/// A line of `-`, `+`, `=`, `|` and spaces with at least one rule character.
+fn is_separator_line(line: &[u8]) -> bool {
+    line.iter().any(|&b| matches!(b, b'-' | b'=' | b'+'))
+        && line
+            .iter()
+            .all(|&b| matches!(b, b'-' | b'=' | b'+' | b'|' | b' ' | b'\t'))
+}
+
+/// A title line such as `Grid 01`: starts with a letter.
+fn is_title(line: &[u8]) -> bool {
+    line.trim_ascii_start()
+        .first()
+        .is_some_and(u8::is_ascii_alphabetic)
+}
+
+/// Bytes that may stand between the cells of a grid row.
+fn is_row_filler(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'|')
+}
+
+fn is_grid_row(line: &[u8]) -> bool {
+    parse_row(line).is_ok()
+}
+
+/// The nine cells of a grid row, or what is wrong with it.
+fn parse_row(line: &[u8]) -> Result<[u8; 9], ParseError> {
+    let mut cells = [0u8; 9];
+    let mut n = 0;
+    for (i, &b) in line.iter().enumerate() {
+        if is_row_filler(b) {
+            continue;
+        }
+        let v = match b {
+            b'1'..=b'9' => b - b'0',
+            b'.' | b'0' => 0,
+            _ => {
+                return Err(ParseError::BadChar {
+                    column: String::from_utf8_lossy(&line[..i]).chars().count() + 1,
+                    found: String::from_utf8_lossy(&line[i..(i + 4).min(line.len())])
+                        .chars()
+                        .next()
+                        .unwrap_or('\u{FFFD}'),
+                })
+            }
+        };
+        if n < 9 {
+            cells[n] = v;
+        }
+        n += 1;
+    }
+    if n != 9 {
+        return Err(ParseError::RowCells { cells: n });
+    }
+    Ok(cells)
+}
+
+/// Records of line-form bytes.
+#[derive(Debug, Clone)]
+pub struct LineRecords<'a> {
+    lines: Lines<'a>,
+    next_line: u64,
+}
+
+impl<'a> Iterator for LineRecords<'a> {
+    type Item = ParsedRecord<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<ParsedRecord<'a>> {
+        for (_, line) in self.lines.by_ref() {
+            let number = self.next_line;
+            self.next_line += 1;
+            if !is_skipped(line) {
+                return Some(ParsedRecord {
+                    line: number,
+                    raw: line,
+                    grid: Grid::parse_line(line),
+                });
+            }
+        }
+        None
+    }
+}
+
+/// Records of grid-form bytes.
+#[derive(Debug, Clone)]
+pub struct GridRecords<'a> {
+    lines: Lines<'a>,
+    next_line: u64,
+}
+
+impl<'a> GridRecords<'a> {
+    /// The next record, the byte offset just past its last row, and whether
+    /// it was closed (by its ninth row, or a blank, comment or title line)
+    /// rather than cut short by the end of the data; `None` at the end. A
+    /// record with fewer than nine rows is returned as malformed.
+    fn next_with_end(&mut self) -> Option<(ParsedRecord<'a>, usize, bool)> {
+        let data = self.lines.data;
+        let mut cells = [0u8; CELLS];
+        let mut rows = 0usize;
+        let mut first: Option<(u64, usize)> = None;
+        let mut error: Option<ParseError> = None;
+        let mut last_end = 0usize;
+        let mut closed = false;
+        for (offset, line) in self.lines.by_ref() {
+            let number = self.next_line;
+            self.next_line += 1;
+            if is_skipped(line) || is_title(line) {
+                if rows > 0 {
+                    closed = true;
+                    break;
+                }
+                continue;
+            }
+            if is_separator_line(line) {
+                continue;
+            }
+            if first.is_none() {
+                first = Some((number, offset));
+            }
+            match parse_row(line) {
+                Ok(row) => cells[9 * rows..9 * rows + 9].copy_from_slice(&row),
+                Err(e) => {
+                    error.get_or_insert(ParseError::GridRow {
+                        row: rows + 1,
+                        detail: Box::new(e),
+                    });
+                }
+            }
+            rows += 1;
+            last_end = offset + line.len();
+            if rows == 9 {
+                closed = true;
+                break;
+            }
+        }
+        let (line, start) = first?;
+        let grid = match error {
+            Some(e) => Err(e),
+            None if rows < 9 => Err(ParseError::IncompleteGrid { rows }),
+            None => Ok(Grid::from_cells(cells).expect("cells are digits")),
+        };
+        Some((
+            ParsedRecord {
+                line,
+                raw: &data[start..last_end],
+                grid,
+            },
+            last_end,
+            closed,
+        ))
+    }
+}
+
+impl<'a> Iterator for GridRecords<'a> {
+    type Item = ParsedRecord<'a>;
+
+    fn next(&mut self) -> Option<ParsedRecord<'a>> {
+        self.next_with_end().map(|(r, _, _)| r)
+    }
+}
+
+/// Records of either form.
+#[derive(Debug, Clone)]
+pub enum ParsedRecords<'a> {
+    Line(LineRecords<'a>),
+    Grid(GridRecords<'a>),
+}
+
+impl ParsedRecords<'_> {
+    /// The number of the line after the last one read: once the iterator is
+    /// done, the first line number plus the lines of the data.
+    pub fn next_line(&self) -> u64 {
+        match self {
+            ParsedRecords::Line(r) => r.next_line,
+            ParsedRecords::Grid(r) => r.next_line,
+        }
+    }
+}
+
+impl<'a> Iterator for ParsedRecords<'a> {
+    type Item = ParsedRecord<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<ParsedRecord<'a>> {
+        match self {
+            ParsedRecords::Line(r) => r.next(),
+            ParsedRecords::Grid(r) => r.next(),
+        }
+    }
+}
+
+/// The records of `data`, whose first line is number `first_line`.
+pub fn records(data: &[u8], first_line: u64, format: InputFormat) -> ParsedRecords<'_> {
+    let lines = Lines { data, pos: 0 };
+    match format {
+        InputFormat::Line => ParsedRecords::Line(LineRecords {
+            lines,
+            next_line: first_line,
+        }),
+        InputFormat::Grid => ParsedRecords::Grid(GridRecords {
+            lines,
+            next_line: first_line,
+        }),
+    }
+}
+
+/// Skips up to `n` records of `data`; returns how many were skipped, the
+/// byte offset after the last one and the line number there.
+pub fn skip_records(
+    data: &[u8],
+    first_line: u64,
+    format: InputFormat,
+    n: u64,
+) -> (u64, usize, u64) {
+    let mut skipped = 0;
+    let mut lines = Lines { data, pos: 0 };
+    let mut line_no = first_line;
+    match format {
+        InputFormat::Line => {
+            while skipped < n {
+                let Some((_, line)) = lines.next() else { break };
+                line_no += 1;
+                if !is_skipped(line) {
+                    skipped += 1;
+                }
+            }
+            (skipped, lines.pos, line_no)
+        }
+        InputFormat::Grid => {
+            let mut g = GridRecords {
+                lines,
+                next_line: first_line,
+            };
+            let mut end = 0;
+            while skipped < n {
+                let Some((_, e, _)) = g.next_with_end() else {
+                    break;
+                };
+                skipped += 1;
+                end = e;
+            }
+            // Resume after the line the last skipped record ended on.
+            let (pos, line) = if skipped == 0 {
+                (0, first_line)
+            } else {
+                let nl = data[end..].iter().position(|&b| b == b'\n');
+                let pos = nl.map_or(data.len(), |p| end + p + 1);
+                let line = first_line + count_newlines(&data[..pos]);
+                (pos, line)
+            };
+            (skipped, pos, line)
+        }
+    }
+}
+
+/// A piece of an input that starts on a record boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunk<'a> {
+    pub data: &'a [u8],
+    /// Line number of the chunk's first line.
+    pub first_line: u64,
+    pub format: InputFormat,
+}
+
+/// Cuts an input into chunks of about `target` bytes on record boundaries,
+/// lazily, counting line numbers as it goes (unless told not to).
+#[derive(Debug, Clone)]
+pub struct ChunkSplitter<'a> {
+    data: &'a [u8],
+    pos: usize,
+    line: u64,
+    format: InputFormat,
+    target: usize,
+    count_lines: bool,
+}
+
+impl<'a> ChunkSplitter<'a> {
+    pub fn new(data: &'a [u8], first_line: u64, format: InputFormat, target: usize) -> Self {
+        ChunkSplitter {
+            data,
+            pos: 0,
+            line: first_line,
+            format,
+            target: target.max(1),
+            count_lines: true,
+        }
+    }
+
+    /// Stops counting lines: chunks after the first then carry line number
+    /// 1, and whoever consumes them in order rebases the numbers (by the
+    /// chunks' own newline counts). Saves the splitting thread a pass over
+    /// every byte, which on a mapped file is also the first touch of each
+    /// page.
+    pub fn without_line_numbers(mut self) -> Self {
+        self.count_lines = false;
+        self
+    }
+
+    /// Bytes not yet handed out.
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.pos
+    }
+
+    /// True before the first chunk is handed out.
+    pub fn at_start(&self) -> bool {
+        self.pos == 0
+    }
+}
+
+impl<'a> Iterator for ChunkSplitter<'a> {
+    type Item = Chunk<'a>;
+
+    fn next(&mut self) -> Option<Chunk<'a>> {
+        let rest = &self.data[self.pos..];
+        if rest.is_empty() {
+            return None;
+        }
+        let len = match self.format {
+            InputFormat::Line => line_cut(rest, self.target),
+            InputFormat::Grid => grid_cut(rest, self.target),
+        };
+        let piece = &rest[..len];
+        let chunk = Chunk {
+            data: piece,
+            first_line: self.line,
+            format: self.format,
+        };
+        self.line = if self.count_lines {
+            self.line + count_newlines(piece)
+        } else {
+            1
+        };
+        self.pos += len;
+        Some(chunk)
+    }
+}
+
+/// Length of the first line-form chunk of `rest`: through the first `\n`
+/// at or after `target` bytes, or all of it.
+fn line_cut(rest: &[u8], target: usize) -> usize {
+    let from = target.min(rest.len());
+    match rest[from..].iter().position(|&b| b == b'\n') {
+        Some(p) => from + p + 1,
+        None => rest.len(),
+    }
+}
+
+/// Length of the first grid-form chunk of `rest`: whole records until at
+/// least `target` bytes, ending after the line a record ends on.
+fn grid_cut(rest: &[u8], target: usize) -> usize {
+    let mut g = GridRecords {
+        lines: Lines { data: rest, pos: 0 },
+        next_line: 1,
+    };
+    while let Some((_, end, _)) = g.next_with_end() {
+        if end >= target {
+            return rest[end..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(rest.len(), |p| end + p + 1);
+        }
+    }
+    rest.len()
+}
+
+/// The length of the longest prefix of `buf` that ends on a record boundary
+/// when more data may follow: after the last `\n` (line form), or after the
+/// last grid record known to be complete (grid form). 0 when there is none.
+pub fn complete_prefix(buf: &[u8], format: InputFormat) -> usize {
+    let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') else {
+        return 0;
+    };
+    match format {
+        InputFormat::Line => last_nl + 1,
+        InputFormat::Grid => {
+            // Records the scan completes before the last line end are
+            // complete; the last one may still be growing.
+            let whole = &buf[..last_nl + 1];
+            let mut g = GridRecords {
+                lines: Lines {
+                    data: whole,
+                    pos: 0,
+                },
+                next_line: 1,
+            };
+            let mut boundary = 0;
+            while let Some((_, end, closed)) = g.next_with_end() {
+                if !closed {
+                    break;
+                }
+                boundary = whole[end..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(whole.len(), |p| end + p + 1);
+            }
+            boundary
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str =
+        "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+
+    fn lines_of(data: &str, format: InputFormat) -> Vec<(u64, bool)> {
+        records(data.as_bytes(), 1, format)
+            .map(|r| (r.line, r.grid.is_ok()))
+            .collect()
+    }
+
+    #[test]
+    fn newlines_are_counted_across_lane_and_block_edges() {
+        for len in [
+            0,
+            1,
+            31,
+            32,
+            33,
+            255 * 32 - 1,
+            255 * 32,
+            255 * 32 + 1,
+            30_000,
+        ] {
+            let data: Vec<u8> = (0..len)
+                .map(|i| if i % 3 == 0 { b'\n' } else { b'x' })
+                .collect();
+            let plain = data.iter().filter(|&&b| b == b'\n').count() as u64;
+            assert_eq!(count_newlines(&data), plain, "length {len}");
+        }
+        // Every byte a newline: the byte counters must not overflow.
+        assert_eq!(count_newlines(&vec![b'\n'; 100_000]), 100_000);
+    }
+
+    #[test]
+    fn csv_headers_are_recognised() {
+        assert!(is_csv_header(b"quizzes,solutions"));
+        assert!(is_csv_header(b"puzzle,solution,clues,difficulty"));
+        assert!(is_csv_header(b"Puzzle"));
+        assert!(!is_csv_header(P.as_bytes()));
+        assert!(!is_csv_header(b"hello"));
+        assert!(!is_csv_header(b"bad line!"));
+    }
+
+    #[test]
+    fn detection_skips_headers_and_count_lines() {
+        let csv = format!("quizzes,solutions\r\n{P},{P}\n");
+        let d = detect(csv.as_bytes(), None);
+        assert_eq!(d.format, InputFormat::Line);
+        assert_eq!(d.first_line, 2);
+        assert_eq!(&csv.as_bytes()[d.start..d.start + 5], b"53..7");
+
+        let plain = format!("# comment\n{P}\n");
+        let d = detect(plain.as_bytes(), None);
+        assert_eq!(
+            (d.format, d.start, d.first_line),
+            (InputFormat::Line, 10, 2)
+        );
+
+        let rows: String = (0..9)
+            .map(|r| format!("{}\n", &P[9 * r..9 * r + 9]))
+            .collect();
+        let grid = format!("2\n{rows}");
+        let d = detect(grid.as_bytes(), None);
+        assert_eq!((d.format, d.start, d.first_line), (InputFormat::Grid, 2, 2));
+
+        // Short digit lines, a title-like word or a rule line alone do not
+        // make a grid: bad line-form input stays line form.
+        for bad in ["hello\n", "123\n", "-----\n", "530070000\nshort\n"] {
+            assert_eq!(
+                detect(bad.as_bytes(), None).format,
+                InputFormat::Line,
+                "{bad}"
+            );
+        }
+        assert_eq!(detect(b"", None).format, InputFormat::Line);
+        assert_eq!(
+            detect(P.as_bytes(), Some(InputFormat::Grid)).format,
+            InputFormat::Grid
+        );
+    }
+
+    #[test]
+    fn grid_form_with_separators_titles_and_blanks() {
+        let g: Grid = P.parse().unwrap();
+        let block = g.to_block();
+        let compact: String = (0..9)
+            .map(|r| format!("{}\n", &P[9 * r..9 * r + 9]))
+            .collect();
+        let text = format!(
+            "Grid 01\n{block}\n{compact}# note\n{}",
+            compact.replace('.', "0")
+        );
+        let recs: Vec<_> = records(text.as_bytes(), 1, InputFormat::Grid).collect();
+        assert_eq!(recs.len(), 3);
+        for r in &recs {
+            assert_eq!(r.grid, Ok(g));
+        }
+        assert_eq!(recs[0].line, 2);
+        assert_eq!(recs[1].line, 14);
+        assert_eq!(recs[2].line, 24);
+        assert!(recs[0].raw.starts_with(b"5 3 ."));
+        assert!(recs[0].raw.ends_with(b". 7 9"));
+    }
+
+    #[test]
+    fn broken_grids_are_reported_and_the_next_one_still_read() {
+        let rows: Vec<String> = (0..9).map(|r| P[9 * r..9 * r + 9].to_string()).collect();
+        let mut text = String::new();
+        text += &rows[..5].join("\n");
+        text += "\n\n";
+        let mut bad = rows.clone();
+        bad[2] = "53x..7...".into();
+        text += &bad.join("\n");
+        text += "\n";
+        text += &rows.join("\n");
+        let recs: Vec<_> = records(text.as_bytes(), 1, InputFormat::Grid).collect();
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[0].grid, Err(ParseError::IncompleteGrid { rows: 5 }));
+        assert_eq!(recs[0].line, 1);
+        assert_eq!(
+            recs[1].grid.as_ref().unwrap_err().to_string(),
+            "grid row 3: bad character 'x' at column 3"
+        );
+        assert_eq!(recs[1].line, 7);
+        assert!(recs[2].grid.is_ok());
+        assert_eq!(recs[2].line, 16);
+    }
+
+    #[test]
+    fn line_records_number_lines_and_parse() {
+        let text = format!("# c\n\n{P}\r\nxx\n{P}");
+        assert_eq!(
+            lines_of(&text, InputFormat::Line),
+            vec![(3, true), (4, false), (5, true)]
+        );
+    }
+
+    #[test]
+    fn chunks_cover_the_input_and_keep_line_numbers() {
+        let mut text = String::new();
+        for i in 0..50 {
+            if i % 7 == 0 {
+                text += "# comment\n";
+            }
+            text += P;
+            text += "\n";
+        }
+        for target in [1, 100, 1000, 100_000] {
+            let chunks: Vec<_> =
+                ChunkSplitter::new(text.as_bytes(), 1, InputFormat::Line, target).collect();
+            let joined: Vec<u8> = chunks.iter().flat_map(|c| c.data.iter().copied()).collect();
+            assert_eq!(joined, text.as_bytes());
+            let all: Vec<u64> = chunks
+                .iter()
+                .flat_map(|c| records(c.data, c.first_line, c.format).map(|r| r.line))
+                .collect();
+            let whole: Vec<u64> = records(text.as_bytes(), 1, InputFormat::Line)
+                .map(|r| r.line)
+                .collect();
+            assert_eq!(all, whole);
+        }
+    }
+
+    #[test]
+    fn uncounted_chunks_rebase_by_their_newlines() {
+        let text: String = (0..40)
+            .map(|i| {
+                if i % 5 == 0 {
+                    "#\n".to_string()
+                } else {
+                    format!("{P}\n")
+                }
+            })
+            .collect();
+        let mut base = 0;
+        let mut all = Vec::new();
+        for c in
+            ChunkSplitter::new(text.as_bytes(), 1, InputFormat::Line, 200).without_line_numbers()
+        {
+            all.extend(records(c.data, c.first_line, c.format).map(|r| r.line + base));
+            base += count_newlines(c.data);
+        }
+        let whole: Vec<u64> = records(text.as_bytes(), 1, InputFormat::Line)
+            .map(|r| r.line)
+            .collect();
+        assert_eq!(all, whole);
+    }
+
+    #[test]
+    fn grid_chunks_cut_between_records() {
+        let g: Grid = P.parse().unwrap();
+        let text: String = (0..20).map(|_| format!("{}\n", g.to_block())).collect();
+        for target in [1, 300, 5000] {
+            let chunks: Vec<_> =
+                ChunkSplitter::new(text.as_bytes(), 1, InputFormat::Grid, target).collect();
+            let recs: Vec<_> = chunks
+                .iter()
+                .flat_map(|c| records(c.data, c.first_line, c.format).collect::<Vec<_>>())
+                .collect();
+            assert_eq!(recs.len(), 20, "target {target}");
+            assert!(recs.iter().all(|r| r.grid == Ok(g)));
+            assert_eq!(recs[1].line, 13);
+        }
+    }
+
+    #[test]
+    fn skipping_records_finds_where_to_resume() {
+        let text = format!("# c\n{P}\n\n{P}\n{P}\n");
+        let (n, pos, line) = skip_records(text.as_bytes(), 1, InputFormat::Line, 2);
+        assert_eq!((n, line), (2, 5));
+        assert_eq!(
+            records(&text.as_bytes()[pos..], line, InputFormat::Line).count(),
+            1
+        );
+        let (n, _, _) = skip_records(text.as_bytes(), 1, InputFormat::Line, 10);
+        assert_eq!(n, 3);
+
+        let g: Grid = P.parse().unwrap();
+        let grid_text: String = (0..3).map(|_| format!("{}\n", g.to_block())).collect();
+        let (n, pos, line) = skip_records(grid_text.as_bytes(), 1, InputFormat::Grid, 1);
+        assert_eq!(n, 1);
+        let rest: Vec<_> = records(&grid_text.as_bytes()[pos..], line, InputFormat::Grid).collect();
+        assert_eq!(rest.len(), 2);
+        assert_eq!(rest[0].line, 13);
+    }
+
+    #[test]
+    fn complete_prefix_stops_before_unfinished_records() {
+        let text = format!("{P}\n{}", &P[..40]);
+        assert_eq!(complete_prefix(text.as_bytes(), InputFormat::Line), 82);
+        let g: Grid = P.parse().unwrap();
+        let block = g.to_block();
+        let two = format!("{block}{}", &block[..50]);
+        assert_eq!(
+            complete_prefix(two.as_bytes(), InputFormat::Grid),
+            block.len()
+        );
+        assert_eq!(complete_prefix(b"no newline", InputFormat::Line), 0);
+    }
+}

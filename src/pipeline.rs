@@ -1,0 +1,199 @@
+//! An ordered parallel map with bounded memory.
+//!
+//! The calling thread pulls jobs from an iterator (which may read input as it
+//! goes), hands each to the rayon pool, and passes the results to a sink in
+//! job order. At most `max_in_flight` jobs are queued, running or waiting to
+//! be written at once, so memory stays bounded whatever the input size, and
+//! the caller's thread does the reading and writing while the pool solves.
+
+use rayon::ThreadPool;
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::sync::mpsc;
+
+/// Why [`run_ordered`] stopped early.
+#[derive(Debug)]
+pub enum Stop<E> {
+    /// The job iterator failed (e.g. reading the input).
+    Source(E),
+    /// The sink asked to stop (e.g. a write failed or a run was interrupted).
+    Sink(E),
+}
+
+/// Runs `work` on every job from `jobs` in `pool` and gives the results to
+/// `sink` in job order.
+///
+/// When `jobs` yields an error, no further jobs start, but results of jobs
+/// already started are still given to the sink in order; then the error is
+/// returned. When `sink` breaks, no further jobs start and results not yet
+/// given are dropped.
+pub fn run_ordered<'env, J, R, E, I, W, S>(
+    pool: &ThreadPool,
+    jobs: I,
+    max_in_flight: usize,
+    work: W,
+    mut sink: S,
+) -> Result<(), Stop<E>>
+where
+    J: Send + 'env,
+    R: Send + 'env,
+    I: Iterator<Item = Result<J, E>>,
+    W: Fn(J) -> R + Sync + 'env,
+    S: FnMut(R) -> ControlFlow<E>,
+{
+    let max_in_flight = max_in_flight.max(1);
+    let work = &work;
+    pool.in_place_scope_fifo(|scope| {
+        let (tx, rx) = mpsc::channel::<(u64, R)>();
+        let mut jobs = jobs;
+        let mut started = 0u64;
+        let mut next_to_write = 0u64;
+        let mut waiting: BTreeMap<u64, R> = BTreeMap::new();
+        let mut source_error = None;
+        let mut sink_error = None;
+        loop {
+            // Keep the pool fed while there is room.
+            while source_error.is_none()
+                && sink_error.is_none()
+                && (started - next_to_write) < max_in_flight as u64
+            {
+                match jobs.next() {
+                    None => break,
+                    Some(Err(e)) => source_error = Some(e),
+                    Some(Ok(job)) => {
+                        let tx = tx.clone();
+                        let seq = started;
+                        scope.spawn_fifo(move |_| {
+                            // The receiver outlives every job of the scope.
+                            let _ = tx.send((seq, work(job)));
+                        });
+                        started += 1;
+                    }
+                }
+            }
+            let in_flight = started - next_to_write - waiting.len() as u64;
+            if in_flight == 0 && waiting.is_empty() {
+                break;
+            }
+            if in_flight > 0 {
+                let (seq, result) = rx.recv().expect("a sender lives while jobs run");
+                waiting.insert(seq, result);
+            }
+            while let Some(result) = waiting.remove(&next_to_write) {
+                next_to_write += 1;
+                if let ControlFlow::Break(e) = sink(result) {
+                    sink_error = Some(e);
+                    break;
+                }
+            }
+            if sink_error.is_some() {
+                // Jobs still running finish inside the scope; their sends
+                // fail quietly once the receiver is gone.
+                break;
+            }
+        }
+        match (sink_error, source_error) {
+            (Some(e), _) => Err(Stop::Sink(e)),
+            (None, Some(e)) => Err(Stop::Source(e)),
+            (None, None) => Ok(()),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool(n: usize) -> ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn results_come_back_in_order_despite_uneven_work() {
+        let mut seen = Vec::new();
+        let jobs = (0..200u64).map(Ok::<_, ()>);
+        run_ordered(
+            &pool(4),
+            jobs,
+            8,
+            |i| {
+                // Early jobs take longest, so later ones finish first.
+                std::thread::sleep(std::time::Duration::from_micros((200 - i) * 20));
+                i * 2
+            },
+            |r| {
+                seen.push(r);
+                ControlFlow::Continue(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, (0..200).map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_source_error_still_delivers_started_jobs() {
+        let mut seen = Vec::new();
+        let jobs = (0..10u64).map(|i| if i == 5 { Err("bad read") } else { Ok(i) });
+        let r = run_ordered(
+            &pool(2),
+            jobs,
+            3,
+            |i| i,
+            |r| {
+                seen.push(r);
+                ControlFlow::Continue(())
+            },
+        );
+        assert!(matches!(r, Err(Stop::Source("bad read"))));
+        assert_eq!(seen, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_sink_break_stops_the_run() {
+        let mut seen = Vec::new();
+        let jobs = (0..1000u64).map(Ok::<_, &str>);
+        let r = run_ordered(
+            &pool(2),
+            jobs,
+            4,
+            |i| i,
+            |r| {
+                seen.push(r);
+                if r == 10 {
+                    ControlFlow::Break("full")
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
+        assert!(matches!(r, Err(Stop::Sink("full"))));
+        assert_eq!(seen, (0..=10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn in_flight_jobs_stay_bounded() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let live = AtomicUsize::new(0);
+        let peak = AtomicUsize::new(0);
+        let jobs = (0..300u64).map(|i| {
+            let now = live.fetch_add(1, Ordering::SeqCst) + 1;
+            peak.fetch_max(now, Ordering::SeqCst);
+            Ok::<_, ()>(i)
+        });
+        run_ordered(
+            &pool(2),
+            jobs,
+            5,
+            |i| i,
+            |_| {
+                live.fetch_sub(1, Ordering::SeqCst);
+                ControlFlow::Continue(())
+            },
+        )
+        .unwrap();
+        assert!(peak.load(Ordering::SeqCst) <= 5);
+    }
+}
