@@ -542,3 +542,24 @@ fn ctrl_c_keeps_a_partial_file_that_resume_completes() {
     let expected = stdout_of(batchdoku().args(["solve", "-q"]).arg(&f));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), expected);
 }
+
+#[test]
+fn progress_always_draws_even_into_a_pipe_and_never_stays_silent() {
+    let sample = std::fs::read_to_string(sample_path()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "in.txt", sample.repeat(10));
+    let run = |mode: &str| {
+        let out = batchdoku()
+            .args(["solve", "--solver", "mrv", "-j", "1", "--progress", mode])
+            .arg(&f)
+            .assert()
+            .success();
+        String::from_utf8_lossy(&out.get_output().stderr).to_string()
+    };
+    let always = run("always");
+    assert!(always.contains("30000 records, "), "{always}");
+    assert!(always.contains("100%"), "{always}");
+    let never = run("never");
+    assert!(!never.contains("records, "), "{never}");
+    assert!(never.contains("30000 records: "), "{never}");
+}

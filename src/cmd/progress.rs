@@ -1,9 +1,45 @@
 //! The progress bar on stderr: records done, rate and (for mapped inputs,
 //! whose size is known) percent and ETA from the bytes consumed.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+use std::io::{self, IsTerminal, Write};
 use std::time::Instant;
+
+/// Standard error as a terminal whether or not it is one, for
+/// `--progress always` into a log: each redraw is a carriage return and the
+/// new line, without cursor movement.
+#[derive(Debug)]
+struct PlainStderr;
+
+impl TermLike for PlainStderr {
+    fn width(&self) -> u16 {
+        100
+    }
+    fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, s: &str) -> io::Result<()> {
+        writeln!(io::stderr(), "{s}")
+    }
+    fn write_str(&self, s: &str) -> io::Result<()> {
+        write!(io::stderr(), "{s}")
+    }
+    fn clear_line(&self) -> io::Result<()> {
+        write!(io::stderr(), "\r")
+    }
+    fn flush(&self) -> io::Result<()> {
+        io::stderr().flush()
+    }
+}
 
 pub struct Progress {
     bar: Option<ProgressBar>,
@@ -13,17 +49,25 @@ impl Progress {
     /// `mode` is auto (only when stderr is a terminal), always or never;
     /// `total_bytes` 0 means unknown (standard input): a spinner instead.
     pub fn new(mode: &str, quiet: bool, total_bytes: u64) -> Progress {
+        let terminal = io::stderr().is_terminal();
         let show = !quiet
             && match mode {
                 "always" => true,
                 "never" => false,
-                _ => std::io::stderr().is_terminal(),
+                _ => terminal,
             };
         if !show {
             return Progress { bar: None };
         }
+        let target = || {
+            if terminal {
+                ProgressDrawTarget::stderr()
+            } else {
+                ProgressDrawTarget::term_like(Box::new(PlainStderr))
+            }
+        };
         let bar = if total_bytes > 0 {
-            let b = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::stderr());
+            let b = ProgressBar::with_draw_target(Some(total_bytes), target());
             b.set_style(
                 ProgressStyle::with_template(
                     "{bar:30} {percent:>3}% {msg} [{elapsed_precise}, ETA {eta}]",
@@ -32,7 +76,7 @@ impl Progress {
             );
             b
         } else {
-            let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            let b = ProgressBar::with_draw_target(None, target());
             b.set_style(
                 ProgressStyle::with_template("{spinner} {msg} [{elapsed_precise}]")
                     .expect("valid template"),

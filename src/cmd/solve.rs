@@ -547,24 +547,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         }
         let held = already + written;
-        let place = match output.partial_path() {
+        let write_failed = matches!(halt, Halt::Write(_));
+        let kept = |what: &str| match output.partial_path() {
             Some(p) => format!(
-                "{} holds the first {held} records; run the same command with --resume to finish",
+                "{} {what}; run the same command with --resume to finish it",
                 p.display()
             ),
-            None => format!("{held} records were written"),
+            None => "the output stops early".to_string(),
         };
         match halt {
-            Halt::Interrupted => eprintln!("batchdoku: interrupted: {place}"),
-            Halt::Read(e) => eprintln!("batchdoku: error: {e:#}; {place}"),
+            Halt::Interrupted => eprintln!(
+                "batchdoku: interrupted: {}",
+                kept(&format!("holds the first {held} records"))
+            ),
+            Halt::Read(e) => eprintln!(
+                "batchdoku: error: {e:#}; {}",
+                kept(&format!("holds the first {held} records"))
+            ),
             Halt::Write(e) => {
                 let target = output
                     .partial_path()
                     .map_or("standard output".to_string(), |p| p.display().to_string());
-                eprintln!("batchdoku: error: cannot write {target}: {e}; {place}");
+                // What reached the file before the error is unknown here;
+                // --resume counts it.
+                eprintln!(
+                    "batchdoku: error: cannot write {target}: {e}; {}",
+                    kept("is kept, incomplete")
+                );
             }
         }
-        if let Err(e) = flushed {
+        if let (Err(e), false) = (flushed, write_failed) {
             eprintln!("batchdoku: error: the last records may be missing: {e}");
         }
         if !args.quiet {
