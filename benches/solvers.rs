@@ -83,5 +83,51 @@ fn parser(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, solvers, parser);
+/// The unit of work of `solve`: one chunk of line records parsed, solved and
+/// written to an output buffer.
+fn chunk_pipeline(c: &mut Criterion) {
+    use batchdoku::batch::{solve_chunk, ChunkJob, OutputFormat};
+    use batchdoku::input::Chunk;
+    use std::sync::atomic::AtomicBool;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/datasets/easy_100k.txt");
+    let path = if shared.is_file() {
+        shared
+    } else {
+        root.join("datasets/sample.txt")
+    };
+    let data = std::fs::read(&path).unwrap();
+    // About one chunk's worth, as `solve` hands a worker.
+    let end = data[..data.len().min(256 << 10)]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(data.len(), |p| p + 1);
+    let chunk = Chunk {
+        data: &data[..end],
+        first_line: 1,
+        format: InputFormat::Line,
+    };
+    let count = records(chunk.data, 1, InputFormat::Line).count();
+    let cancel = AtomicBool::new(false);
+    let mut group = c.benchmark_group("chunk_pipeline");
+    group.throughput(Throughput::Elements(count as u64));
+    for (name, format) in [("line", OutputFormat::Line), ("csv", OutputFormat::Csv)] {
+        let mut solver = SolverKind::Fast.build();
+        let mut out = Vec::with_capacity(end * 3);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                out.clear();
+                let job = ChunkJob {
+                    limit: 1,
+                    format,
+                    file: None,
+                };
+                solve_chunk(solver.as_mut(), &chunk, job, &cancel, &mut out)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, solvers, parser, chunk_pipeline);
 criterion_main!(benches);

@@ -9,11 +9,13 @@
 //!   unit of work the parallel `solve` command is built from.
 
 pub mod batch;
+pub mod bench;
 pub mod generate;
 pub mod grid;
 pub mod input;
 pub mod pipeline;
 pub mod solver;
+pub mod verify;
 
 pub use grid::{Grid, ParseError};
 pub use solver::{Outcome, Solver, SolverKind};

@@ -21,6 +21,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     Solve(cmd::solve::Args),
+    Verify(cmd::verify::Args),
+    Bench(cmd::bench::Args),
     Generate(cmd::generate::Args),
 }
 
@@ -28,6 +30,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Solve(args) => cmd::solve::run(args),
+        Command::Verify(args) => cmd::verify::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
         Command::Generate(args) => cmd::generate::run(args),
     };
     match result {

@@ -1,9 +1,11 @@
 //! One module per subcommand.
 
+pub mod bench;
 pub mod generate;
 pub mod output;
 pub mod progress;
 pub mod solve;
+pub mod verify;
 
 /// The rayon pool for `-j N`; 0 means one thread per core.
 pub fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {

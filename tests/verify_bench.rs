@@ -1,0 +1,302 @@
+//! `batchdoku verify` and `batchdoku bench` as a user runs them.
+
+mod common;
+
+use assert_cmd::Command;
+use common::sample_path;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn batchdoku() -> Command {
+    Command::cargo_bin("batchdoku").unwrap()
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// Solves the sample into `dir/answers.FORMAT` and returns its path.
+fn answers(dir: &Path, format: &str) -> PathBuf {
+    let out = dir.join(format!("answers.{format}"));
+    batchdoku()
+        .args(["solve", "-q", "--limit", "2", "--format", format, "-o"])
+        .arg(&out)
+        .arg(sample_path())
+        .assert()
+        .success();
+    out
+}
+
+#[test]
+fn verify_passes_correct_answers_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["line", "csv", "jsonl"] {
+        let a = answers(dir.path(), format);
+        batchdoku()
+            .arg("verify")
+            .arg(sample_path())
+            .arg(&a)
+            .arg("--unique")
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(
+                "3000 records checked: 3000 passed, 0 failed",
+            ));
+    }
+}
+
+#[test]
+fn verify_names_a_corrupted_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(answers(dir.path(), "line")).unwrap();
+    let mut lines: Vec<String> = good.lines().map(String::from).collect();
+    // Record 1234: two digits swapped, so a column repeats a digit.
+    let l = &lines[1233];
+    lines[1233] = format!("{}{}{}", &l[1..2], &l[0..1], &l[2..]);
+    let bad = write(dir.path(), "bad.txt", lines.join("\n") + "\n");
+    batchdoku()
+        .arg("verify")
+        .arg(sample_path())
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "record 1234 ({}:1234, {}:1234): solution breaks a rule",
+            sample_path().display(),
+            bad.display()
+        )))
+        .stdout(predicate::str::contains("2999 passed, 1 failed"));
+    let json = batchdoku()
+        .args(["verify", "--format", "json"])
+        .arg(sample_path())
+        .arg(&bad)
+        .assert()
+        .code(1);
+    let v: serde_json::Value = serde_json::from_slice(&json.get_output().stdout).unwrap();
+    assert_eq!(v["failed"], 1);
+    assert_eq!(v["failures"][0]["record"], 1234);
+    assert!(v["failures"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("repeats digit"));
+}
+
+#[test]
+fn verify_fails_a_false_unsolvable_and_a_changed_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(answers(dir.path(), "line")).unwrap();
+    let mut lines: Vec<String> = good.lines().map(String::from).collect();
+    lines[9] = "unsolvable".into();
+    // Record 20: a valid grid of another puzzle (digits relabelled 1<->2).
+    lines[19] = lines[19]
+        .chars()
+        .map(|c| match c {
+            '1' => '2',
+            '2' => '1',
+            c => c,
+        })
+        .collect();
+    let bad = write(dir.path(), "bad.txt", lines.join("\n") + "\n");
+    batchdoku()
+        .arg("verify")
+        .arg(sample_path())
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("record 10 ("))
+        .stdout(predicate::str::contains(
+            "claimed unsolvable but has a solution",
+        ))
+        .stdout(predicate::str::contains("record 20 ("))
+        .stdout(predicate::str::contains("solution changed the given"));
+}
+
+#[test]
+fn verify_reports_which_file_ran_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(answers(dir.path(), "line")).unwrap();
+    let short: String = good.lines().take(2999).map(|l| format!("{l}\n")).collect();
+    let short = write(dir.path(), "short.txt", short);
+    batchdoku()
+        .arg("verify")
+        .arg(sample_path())
+        .arg(&short)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "{} ran out after 2999 records",
+            short.display()
+        )));
+    let long = write(dir.path(), "long.txt", good.clone() + &good[..82]);
+    batchdoku()
+        .arg("verify")
+        .arg(sample_path())
+        .arg(&long)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "{} ran out after 3000 records",
+            sample_path().display()
+        )));
+}
+
+#[test]
+fn verify_reads_answers_embedded_in_the_puzzle_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let with = batchdoku()
+        .args(["generate", "-c", "50", "--seed", "9", "--with-solution"])
+        .assert()
+        .success();
+    let pairs = String::from_utf8(with.get_output().stdout.clone()).unwrap();
+    let kaggle = write(
+        dir.path(),
+        "kaggle.csv",
+        format!("quizzes,solutions\n{pairs}"),
+    );
+    batchdoku()
+        .args(["verify", "--unique"])
+        .arg(&kaggle)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("50 passed, 0 failed"));
+    // puzzle:count:solution, with one wrong count.
+    let counted: Vec<String> = pairs
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let (p, s) = l.split_once(',').unwrap();
+            format!("{p}:{}:{s}", if i == 7 { 2 } else { 1 })
+        })
+        .collect();
+    let counted = write(dir.path(), "counted.txt", counted.join("\n"));
+    batchdoku()
+        .arg("verify")
+        .arg(&counted)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("record 8 ("))
+        .stdout(predicate::str::contains(
+            "claimed 2 solutions but the puzzle has exactly one solution",
+        ));
+}
+
+#[test]
+fn bench_gives_json_rows_for_each_requested_solver() {
+    let out = batchdoku()
+        .args([
+            "bench",
+            "--solvers",
+            "fast,mrv,backtrack",
+            "--min-time",
+            "0.05",
+            "--warmup",
+            "0",
+            "--backtrack-cap",
+            "0.2",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let solvers: Vec<&str> = rows.iter().map(|r| r["solver"].as_str().unwrap()).collect();
+    assert_eq!(solvers, ["fast", "mrv", "backtrack"]);
+    for r in &rows {
+        assert_eq!(r["dataset"], "sample.txt");
+        assert_eq!(r["threads"], 1);
+        assert_eq!(r["limit"], 2);
+        for key in [
+            "puzzles",
+            "seconds",
+            "puzzles_per_sec",
+            "usec_per_puzzle",
+            "no_guess_pct",
+            "guesses_per_puzzle",
+        ] {
+            assert!(r[key].as_f64().unwrap() >= 0.0, "{key} in {r}");
+        }
+        assert!(r["puzzles"].as_u64().unwrap() > 0);
+    }
+}
+
+#[test]
+fn bench_table_csv_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("plot.svg");
+    batchdoku()
+        .args(["bench", "--min-time", "0.05", "--warmup", "0", "--plot"])
+        .arg(&svg)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("### sample.txt (3,000 puzzles)"))
+        .stdout(predicate::str::contains(
+            "|solver|puzzles/sec|usec/puzzle|%no_guess|guesses/puzzle|",
+        ))
+        .stdout(predicate::str::contains("CPU: "));
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.contains("sample.txt"));
+    assert_eq!(plot.matches("<rect").count(), 2);
+    // Saved rows re-render without measuring.
+    let saved = batchdoku()
+        .args([
+            "bench",
+            "--min-time",
+            "0.05",
+            "--warmup",
+            "0",
+            "--format",
+            "json",
+            "--solvers",
+            "fast",
+        ])
+        .assert()
+        .success();
+    let rows = write(dir.path(), "rows.json", &saved.get_output().stdout);
+    let again = dir.path().join("again.svg");
+    batchdoku()
+        .args(["bench", "--from-json"])
+        .arg(&rows)
+        .arg("--plot")
+        .arg(&again)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("|fast|"));
+    assert_eq!(
+        std::fs::read_to_string(&again)
+            .unwrap()
+            .matches("<rect")
+            .count(),
+        1
+    );
+    batchdoku()
+        .args([
+            "bench",
+            "--min-time",
+            "0.05",
+            "--warmup",
+            "0",
+            "--format",
+            "csv",
+            "--solvers",
+            "fast",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(
+            "dataset,solver,threads,limit,puzzles,seconds,puzzles_per_sec",
+        ));
+}
+
+#[test]
+fn bench_stops_on_a_wrong_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "bad.txt", "not a puzzle\n");
+    batchdoku()
+        .args(["bench", "--min-time", "0.01"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("bad.txt:1"));
+}
