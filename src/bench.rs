@@ -40,7 +40,13 @@ pub fn check_pass(
     cap: Option<Duration>,
 ) -> Result<CheckPass, WrongAnswer> {
     let mut solver = kind.build();
+    // The backtracker can spend minutes on one puzzle: it watches the clock
+    // inside a puzzle as well.
+    let mut backtrack = crate::solver::BacktrackSolver::new();
     let start = Instant::now();
+    if kind == SolverKind::Backtrack {
+        backtrack.set_deadline(cap.map(|c| start + c));
+    }
     let mut pass = CheckPass {
         counts: Vec::with_capacity(puzzles.len()),
         guesses: 0,
@@ -52,7 +58,16 @@ pub fn check_pass(
             pass.capped = true;
             break;
         }
-        let out = solver.solve(p, limit);
+        let out = if kind == SolverKind::Backtrack {
+            let out = crate::solver::Solver::solve(&mut backtrack, p, limit);
+            if backtrack.timed_out() {
+                pass.capped = true;
+                break;
+            }
+            out
+        } else {
+            solver.solve(p, limit)
+        };
         if let Some(answer) = out.solution {
             if !answer.solves(p) {
                 return Err(WrongAnswer {

@@ -5,6 +5,7 @@
 
 use super::{Outcome, Solver};
 use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+use std::time::Instant;
 
 /// Row-major backtracking over used-digit masks.
 #[derive(Debug, Clone)]
@@ -22,7 +23,13 @@ pub struct BacktrackSolver {
     found: u32,
     first: Option<Grid>,
     guesses: u64,
+    /// When set, the search gives up once this instant has passed.
+    deadline: Option<Instant>,
+    timed_out: bool,
 }
+
+/// Guesses between two looks at the clock.
+const CLOCK_EVERY: u64 = 1 << 16;
 
 impl Default for BacktrackSolver {
     fn default() -> Self {
@@ -43,7 +50,21 @@ impl BacktrackSolver {
             found: 0,
             first: None,
             guesses: 0,
+            deadline: None,
+            timed_out: false,
         }
+    }
+
+    /// Makes later solves give up once `deadline` has passed (one puzzle
+    /// can take this solver minutes); `None` removes the limit.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// True when the last solve gave up at the deadline: its outcome is
+    /// then incomplete.
+    pub fn timed_out(&self) -> bool {
+        self.timed_out
     }
 
     /// Loads the givens; false when one repeats a digit in a unit.
@@ -90,6 +111,13 @@ impl BacktrackSolver {
                 continue;
             }
             self.guesses += 1;
+            if self.guesses % CLOCK_EVERY == 0 && self.deadline.is_some_and(|d| Instant::now() > d) {
+                self.timed_out = true;
+            }
+            if self.timed_out {
+                self.cells[i] = 0;
+                return true;
+            }
             self.cells[i] = v;
             self.rows[r] |= bit;
             self.cols[c] |= bit;
@@ -113,6 +141,7 @@ impl Solver for BacktrackSolver {
         self.found = 0;
         self.first = None;
         self.guesses = 0;
+        self.timed_out = false;
         if self.load(puzzle) {
             self.fill(0);
         }
@@ -125,5 +154,28 @@ impl Solver for BacktrackSolver {
 
     fn name(&self) -> &'static str {
         "backtrack"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_passed_deadline_stops_the_search_and_says_so() {
+        let hard: Grid = "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3.."
+            .parse()
+            .unwrap();
+        let mut s = BacktrackSolver::new();
+        s.set_deadline(Some(Instant::now()));
+        let out = s.solve(&hard, 2);
+        assert!(s.timed_out());
+        assert!(out.guesses >= CLOCK_EVERY);
+        s.set_deadline(None);
+        let easy: Grid = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+            .parse()
+            .unwrap();
+        assert_eq!(s.solve(&easy, 2).solutions, 1);
+        assert!(!s.timed_out());
     }
 }
