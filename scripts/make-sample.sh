@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-./target/release/batchdoku generate --count 3000 --seed 2026 -o datasets/sample.txt
+./target/release/batchdoku generate --count 3000 --seed 2026 --minimal -o datasets/sample.txt
 sha256sum datasets/sample.txt

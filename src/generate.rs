@@ -19,12 +19,58 @@ pub struct Generated {
     pub solution: Grid,
 }
 
+/// Which cells are removed together, so the clues keep a symmetry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Symmetry {
+    /// Cells one at a time.
+    #[default]
+    None,
+    /// 180-degree rotation: (r, c) with (8 - r, 8 - c).
+    Rotational,
+    /// Left-right mirror: (r, c) with (r, 8 - c).
+    Mirror,
+    /// The main diagonal: (r, c) with (c, r).
+    Diagonal,
+}
+
+impl Symmetry {
+    /// The other cell of `cell`'s pair (itself when it lies on the axis).
+    pub fn partner(self, cell: usize) -> usize {
+        let (r, c) = (cell / 9, cell % 9);
+        match self {
+            Symmetry::None => cell,
+            Symmetry::Rotational => CELLS - 1 - cell,
+            Symmetry::Mirror => r * 9 + (8 - c),
+            Symmetry::Diagonal => c * 9 + r,
+        }
+    }
+}
+
+impl std::str::FromStr for Symmetry {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "none" => Ok(Symmetry::None),
+            "rotational" => Ok(Symmetry::Rotational),
+            "mirror" => Ok(Symmetry::Mirror),
+            "diagonal" => Ok(Symmetry::Diagonal),
+            _ => Err(format!(
+                "unknown symmetry {s:?} (expected none, rotational, mirror or diagonal)"
+            )),
+        }
+    }
+}
+
 /// Options for [`generate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GenerateOptions {
-    /// Stop removing clues once this many remain (0: remove while unique,
-    /// which gives a minimal puzzle).
+    /// Try every clue (or symmetric pair): the result has no removable clue.
+    /// Without it, removal stops at the first clue that is needed, which
+    /// leaves easier puzzles with more clues.
+    pub minimal: bool,
+    /// Never go below this many clues.
     pub min_clues: usize,
+    pub symmetry: Symmetry,
 }
 
 /// The random stream of puzzle `index` of a run seeded with `seed`.
@@ -58,22 +104,39 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
     let mut rng = puzzle_rng(seed, index);
     let mut solver = FastSolver::new();
     let solution = random_solution(&mut rng, &mut solver);
-    let mut order: [u8; CELLS] = std::array::from_fn(|i| i as u8);
+    // One entry per pair of symmetric cells (its lower cell).
+    let mut order: Vec<u8> = (0..CELLS)
+        .filter(|&i| options.symmetry.partner(i) >= i)
+        .map(|i| i as u8)
+        .collect();
     order.shuffle(&mut rng);
     let mut cells = *solution.cells();
     let mut clues = CELLS;
     for &i in &order {
-        if clues <= options.min_clues {
-            break;
-        }
         let i = i as usize;
-        let kept = cells[i];
+        let j = options.symmetry.partner(i);
+        let size = if i == j { 1 } else { 2 };
+        if clues < options.min_clues + size {
+            if clues <= options.min_clues {
+                break;
+            }
+            continue;
+        }
+        let (vi, vj) = (cells[i], cells[j]);
         cells[i] = 0;
+        cells[j] = 0;
         let trial = Grid::from_cells(cells).expect("cells are digits");
-        if solver.solve(&trial, 2).solutions == 1 {
-            clues -= 1;
+        // A second solution must differ from `solution` in a removed cell.
+        let needed = solver.solvable_without(&trial, i, vi)
+            || (i != j && solver.solvable_without(&trial, j, vj));
+        if needed {
+            cells[i] = vi;
+            cells[j] = vj;
+            if !options.minimal {
+                break;
+            }
         } else {
-            cells[i] = kept;
+            clues -= size;
         }
     }
     Generated {
@@ -95,11 +158,18 @@ mod tests {
         assert_ne!(a.puzzle, c.puzzle);
     }
 
+    fn minimal() -> GenerateOptions {
+        GenerateOptions {
+            minimal: true,
+            ..GenerateOptions::default()
+        }
+    }
+
     #[test]
     fn puzzles_are_unique_and_minimal() {
         let mut solver = FastSolver::new();
         for index in 0..5 {
-            let g = generate(11, index, GenerateOptions::default());
+            let g = generate(11, index, minimal());
             assert!(g.solution.solves(&g.puzzle));
             let out = solver.solve(&g.puzzle, 2);
             assert_eq!(out.solutions, 1);
@@ -118,8 +188,60 @@ mod tests {
 
     #[test]
     fn min_clues_stops_removal() {
-        let g = generate(5, 0, GenerateOptions { min_clues: 40 });
+        let g = generate(
+            5,
+            0,
+            GenerateOptions {
+                min_clues: 40,
+                ..minimal()
+            },
+        );
         assert_eq!(g.puzzle.clue_count(), 40);
         assert_eq!(FastSolver::new().solve(&g.puzzle, 2).solutions, 1);
+    }
+
+    #[test]
+    fn without_minimal_removal_stops_at_the_first_needed_clue() {
+        let mut solver = FastSolver::new();
+        let mut fewer = 0;
+        for index in 0..10 {
+            let plain = generate(8, index, GenerateOptions::default());
+            let min = generate(8, index, minimal());
+            assert_eq!(plain.solution, min.solution);
+            assert_eq!(solver.solve(&plain.puzzle, 2).solutions, 1);
+            assert!(plain.puzzle.clue_count() >= min.puzzle.clue_count());
+            fewer += usize::from(plain.puzzle.clue_count() > min.puzzle.clue_count());
+        }
+        assert!(
+            fewer > 0,
+            "stopping early should leave more clues somewhere"
+        );
+    }
+
+    #[test]
+    fn symmetric_puzzles_keep_their_symmetry() {
+        let mut solver = FastSolver::new();
+        for symmetry in [Symmetry::Rotational, Symmetry::Mirror, Symmetry::Diagonal] {
+            for index in 0..3 {
+                let g = generate(
+                    21,
+                    index,
+                    GenerateOptions {
+                        symmetry,
+                        ..minimal()
+                    },
+                );
+                assert_eq!(solver.solve(&g.puzzle, 2).solutions, 1);
+                for i in 0..CELLS {
+                    let j = symmetry.partner(i);
+                    assert_eq!(
+                        g.puzzle.cells()[i] == 0,
+                        g.puzzle.cells()[j] == 0,
+                        "{symmetry:?}: cells {i} and {j} in {}",
+                        g.puzzle
+                    );
+                }
+            }
+        }
     }
 }

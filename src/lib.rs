@@ -14,6 +14,7 @@ pub mod generate;
 pub mod grid;
 pub mod input;
 pub mod pipeline;
+pub mod rate;
 pub mod solver;
 pub mod verify;
 

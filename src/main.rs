@@ -24,6 +24,7 @@ enum Command {
     Verify(cmd::verify::Args),
     Bench(cmd::bench::Args),
     Generate(cmd::generate::Args),
+    Rate(cmd::rate::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => cmd::verify::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::Generate(args) => cmd::generate::run(args),
+        Command::Rate(args) => cmd::rate::run(args),
     };
     match result {
         Ok(code) => code,

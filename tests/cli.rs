@@ -137,7 +137,7 @@ fn an_empty_file_gives_empty_output() {
 fn generate_is_reproducible_whatever_the_thread_count() {
     let run = |threads: &str| {
         batchdoku()
-            .args(["generate", "-c", "60", "--seed", "5", "-j", threads])
+            .args(["generate", "-n", "60", "--seed", "5", "-j", threads])
             .assert()
             .success()
             .get_output()

@@ -95,7 +95,14 @@ proptest! {
 fn cases() -> Vec<(&'static str, Grid, u32)> {
     let mut cases = Vec::new();
     for index in 0..12u64 {
-        let g = generate(99, index, GenerateOptions::default());
+        let g = generate(
+            99,
+            index,
+            GenerateOptions {
+                minimal: true,
+                ..GenerateOptions::default()
+            },
+        );
         let (puzzle, solution) = (g.puzzle, g.solution);
         cases.push(("unique", puzzle, 1));
 

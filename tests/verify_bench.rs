@@ -146,7 +146,7 @@ fn verify_reports_which_file_ran_out() {
 fn verify_reads_answers_embedded_in_the_puzzle_file() {
     let dir = tempfile::tempdir().unwrap();
     let with = batchdoku()
-        .args(["generate", "-c", "50", "--seed", "9", "--with-solution"])
+        .args(["generate", "-n", "50", "--seed", "9", "--with-solution"])
         .assert()
         .success();
     let pairs = String::from_utf8(with.get_output().stdout.clone()).unwrap();

@@ -1,27 +1,49 @@
 //! `batchdoku generate`: write uniquely solvable puzzles.
 
 use super::output::Output;
-use batchdoku::generate::{generate, GenerateOptions};
+use super::progress::Progress;
+use anyhow::bail;
+use batchdoku::generate::{generate, GenerateOptions, Generated, Symmetry};
+use batchdoku::rate::{rate, Difficulty};
+use batchdoku::solver::FastSolver;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 /// Write N uniquely solvable puzzles, one per line (81 cells, `.` for
-/// blanks). Each puzzle is a random complete grid with clues removed in
-/// random order while it keeps one solution; by default removal goes on until
-/// no clue can go (a minimal puzzle). The same seed gives the same file
-/// whatever the thread count.
+/// blanks).
+///
+/// Each puzzle is a random complete grid with clues removed in random order
+/// while it keeps exactly one solution: by default until the first clue that
+/// is needed, with --minimal until no clue can go. Puzzle i of a run draws
+/// from its own random stream (seed, i), so the same seed and options give
+/// the same file whatever the thread count.
 #[derive(clap::Args)]
+#[command(
+    after_help = "Difficulty classes (see `batchdoku rate`): easy = singles suffice, \
+medium = locked candidates needed, hard = search needed with fewer than 20 guesses, \
+extreme = 20 guesses or more."
+)]
 pub struct Args {
     /// How many puzzles.
-    #[arg(short, long, default_value_t = 1)]
+    #[arg(short = 'n', long = "count", default_value_t = 1)]
     pub count: u64,
-    /// Seed of the run (random when not given; printed on stderr).
+    /// Seed of the run (random when not given, and printed on stderr).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Remove clues until none can go (every clue necessary).
+    #[arg(long)]
+    pub minimal: bool,
     /// Stop removing clues once K remain (easier puzzles).
     #[arg(long, value_name = "K", default_value_t = 0)]
     pub min_clues: usize,
+    /// Remove clues in symmetric pairs: none, rotational, mirror or diagonal.
+    #[arg(long, default_value = "none", value_parser = parse_symmetry)]
+    pub symmetry: Symmetry,
+    /// Keep only puzzles of this class: easy, medium, hard or extreme.
+    #[arg(long, value_parser = parse_difficulty)]
+    pub difficulty: Option<Difficulty>,
     /// Write `puzzle,solution` lines.
     #[arg(long)]
     pub with_solution: bool,
@@ -31,43 +53,113 @@ pub struct Args {
     /// Worker threads (0: one per core).
     #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
     pub threads: usize,
+    /// Progress bar on stderr: auto, always or never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub progress: String,
+    /// Print no statistics or progress.
+    #[arg(short, long)]
+    pub quiet: bool,
 }
 
-/// Puzzles generated per parallel batch before writing.
-const BATCH: u64 = 4096;
+fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
+    s.parse()
+}
+
+fn parse_difficulty(s: &str) -> Result<Difficulty, String> {
+    s.parse()
+}
+
+/// Candidates generated per parallel batch before writing.
+const BATCH: u64 = 1024;
+/// With --difficulty: give up after this many candidates per puzzle asked.
+const TRIES_PER_PUZZLE: u64 = 2000;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(clock_seed);
-    if args.seed.is_none() {
+    if args.seed.is_none() && !args.quiet {
         eprintln!("batchdoku: seed {seed}");
     }
     let options = GenerateOptions {
+        minimal: args.minimal,
         min_clues: args.min_clues,
+        symmetry: args.symmetry,
     };
     let pool = super::thread_pool(args.threads)?;
     let mut output = Output::create(args.output.as_deref())?;
-    let mut start = 0;
-    while start < args.count {
-        let end = (start + BATCH).min(args.count);
-        let lines: Vec<String> = pool.install(|| {
-            (start..end)
+    let progress = Progress::counter(&args.progress, args.quiet, args.count);
+    let started = Instant::now();
+    let mut written = 0u64;
+    let mut next_index = 0u64;
+    let mut clue_histogram = [0u64; 82];
+    let max_index = match args.difficulty {
+        Some(_) => args.count.saturating_mul(TRIES_PER_PUZZLE),
+        None => args.count,
+    };
+    while written < args.count && next_index < max_index {
+        let want = args.count - written;
+        // Without a class filter every candidate is kept: generate exactly
+        // what is missing. With one, a whole batch.
+        let size = match args.difficulty {
+            None => want.min(BATCH),
+            Some(_) => BATCH,
+        };
+        let end = (next_index + size).min(max_index);
+        let batch: Vec<(Generated, Option<Difficulty>)> = pool.install(|| {
+            (next_index..end)
                 .into_par_iter()
-                .map(|i| {
+                .map_init(FastSolver::new, |solver, i| {
                     let g = generate(seed, i, options);
-                    if args.with_solution {
-                        format!("{},{}\n", g.puzzle, g.solution)
-                    } else {
-                        format!("{}\n", g.puzzle)
-                    }
+                    let class = args.difficulty.map(|_| rate(solver, &g.puzzle).difficulty);
+                    (g, class)
                 })
                 .collect()
         });
-        for line in &lines {
-            output.write_all(line.as_bytes())?;
+        next_index = end;
+        let mut text = String::with_capacity(batch.len() * 164);
+        for (g, class) in batch {
+            if written == args.count {
+                break;
+            }
+            if let (Some(want), Some(got)) = (args.difficulty, class) {
+                if want != got {
+                    continue;
+                }
+            }
+            clue_histogram[g.puzzle.clue_count()] += 1;
+            text.push_str(&g.puzzle.to_line());
+            if args.with_solution {
+                text.push(',');
+                text.push_str(&g.solution.to_line());
+            }
+            text.push('\n');
+            written += 1;
         }
-        start = end;
+        output.write_all(text.as_bytes())?;
+        progress.set_done(written, started);
     }
+    progress.finish();
     output.finish()?;
+    let seconds = started.elapsed().as_secs_f64();
+    if !args.quiet {
+        eprintln!(
+            "{written} puzzles in {seconds:.3} s ({:.0} puzzles/s, {next_index} generated), seed {seed}",
+            written as f64 / seconds.max(1e-9)
+        );
+        let histogram: Vec<String> = clue_histogram
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(clues, n)| format!("{clues}: {n}"))
+            .collect();
+        eprintln!("clues: {}", histogram.join(", "));
+    }
+    if written < args.count {
+        bail!(
+            "only {written} of {} puzzles of that class in {next_index} tries; \
+             loosen --min-clues or --symmetry",
+            args.count
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,8 +2,10 @@
 
 pub mod bench;
 pub mod generate;
+pub mod inputs;
 pub mod output;
 pub mod progress;
+pub mod rate;
 pub mod solve;
 pub mod verify;
 

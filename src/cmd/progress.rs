@@ -86,6 +86,29 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A bar counting items (e.g. puzzles generated) towards `total`.
+    pub fn counter(mode: &str, quiet: bool, total: u64) -> Progress {
+        let p = Progress::new(mode, quiet, total.max(1));
+        if let Some(b) = &p.bar {
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} {msg} [{elapsed_precise}, ETA {eta}]",
+                )
+                .expect("valid template"),
+            );
+        }
+        p
+    }
+
+    /// Sets the count done, for a bar made by [`Progress::counter`].
+    pub fn set_done(&self, done: u64, started: Instant) {
+        if let Some(b) = &self.bar {
+            b.set_position(done);
+            let rate = done as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            b.set_message(format!("{rate:.0}/s"));
+        }
+    }
+
     /// Records `bytes` more input done, `records` in all so far.
     pub fn advance(&self, bytes: u64, records: u64, started: Instant) {
         if let Some(b) = &self.bar {

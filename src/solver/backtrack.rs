@@ -111,7 +111,8 @@ impl BacktrackSolver {
                 continue;
             }
             self.guesses += 1;
-            if self.guesses % CLOCK_EVERY == 0 && self.deadline.is_some_and(|d| Instant::now() > d) {
+            if self.guesses % CLOCK_EVERY == 0 && self.deadline.is_some_and(|d| Instant::now() > d)
+            {
                 self.timed_out = true;
             }
             if self.timed_out {
@@ -164,18 +165,20 @@ mod tests {
     #[test]
     fn a_passed_deadline_stops_the_search_and_says_so() {
         // Built to defeat row-major backtracking: millions of guesses.
-        let hard: Grid = "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
-            .parse()
-            .unwrap();
+        let hard: Grid =
+            "..............3.85..1.2.......5.7.....4...1...9.......5......73..2.1........4...9"
+                .parse()
+                .unwrap();
         let mut s = BacktrackSolver::new();
         s.set_deadline(Some(Instant::now()));
         let out = s.solve(&hard, 2);
         assert!(s.timed_out());
         assert!(out.guesses >= CLOCK_EVERY);
         s.set_deadline(None);
-        let easy: Grid = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
-            .parse()
-            .unwrap();
+        let easy: Grid =
+            "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+                .parse()
+                .unwrap();
         assert_eq!(s.solve(&easy, 2).solutions, 1);
         assert!(!s.timed_out());
     }

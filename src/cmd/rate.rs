@@ -1,0 +1,262 @@
+//! `batchdoku rate`: give each puzzle a difficulty.
+
+use super::inputs::{Halt, Job, Jobs, Source, INTERRUPTED};
+use super::output::Output;
+use super::progress::Progress;
+use anyhow::{bail, Context};
+use batchdoku::input::{records, InputFormat};
+use batchdoku::pipeline::{run_ordered, Stop};
+use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
+use batchdoku::solver::FastSolver;
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Rate each puzzle: the fast solver's guess count proving uniqueness
+/// (deterministic), the strongest inference it needs, and a class.
+///
+/// Inference: `singles` (naked and hidden singles solve it), `locked_candidates`
+/// (singles with pointing and claiming), `search` (neither; also for puzzles
+/// without exactly one solution). Classes: easy = singles, medium = locked
+/// candidates, hard = search with fewer than 20 guesses, extreme = 20 or more.
+/// Inputs are read as by `solve` (files or standard input, line or grid form).
+#[derive(clap::Args)]
+#[command(after_help = "Exit codes: 0 done, 1 I/O error or interrupted, 2 usage error.")]
+pub struct Args {
+    /// Puzzle files; `-` or none reads standard input.
+    pub files: Vec<PathBuf>,
+    /// Output: csv (line,puzzle,solutions,guesses,inference,difficulty, with a
+    /// leading file column for several inputs) or jsonl.
+    #[arg(long, default_value = "csv", value_parser = ["csv", "jsonl"])]
+    pub format: String,
+    /// Write here instead of standard output.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Worker threads (0: one per core).
+    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+    /// Input form: auto, line or grid.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid"])]
+    pub input: String,
+    /// Progress bar on stderr: auto, always or never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub progress: String,
+    /// Print no summary or progress.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Counts per class, plus records that are not puzzles or break a rule.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    classes: [u64; 4],
+    malformed: u64,
+    invalid: u64,
+    not_unique: u64,
+}
+
+impl Tally {
+    fn merge(&mut self, o: &Tally) {
+        for (a, b) in self.classes.iter_mut().zip(o.classes) {
+            *a += b;
+        }
+        self.malformed += o.malformed;
+        self.invalid += o.invalid;
+        self.not_unique += o.not_unique;
+    }
+}
+
+struct Rated {
+    out: Vec<u8>,
+    tally: Tally,
+    bytes: usize,
+    records: u64,
+    complete: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let forced = match args.input.as_str() {
+        "line" => Some(InputFormat::Line),
+        "grid" => Some(InputFormat::Grid),
+        _ => None,
+    };
+    let paths = if args.files.is_empty() {
+        vec![PathBuf::from("-")]
+    } else {
+        args.files.clone()
+    };
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        bail!("standard input (-) can be named only once");
+    }
+    let sources = paths
+        .iter()
+        .map(|p| Source::open(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let several = sources.len() > 1;
+    let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
+    let jsonl = args.format == "jsonl";
+    let pool = super::thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
+    let mut output = Output::create(args.output.as_deref())?;
+    if !jsonl {
+        let file = if several { "file," } else { "" };
+        output
+            .write_all(
+                format!("{file}line,puzzle,solutions,guesses,inference,difficulty\n").as_bytes(),
+            )
+            .context("cannot write the output")?;
+    }
+    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
+    let progress = Progress::new(&args.progress, args.quiet, total_bytes);
+    let started = Instant::now();
+    let mut tally = Tally::default();
+    let mut records_done = 0u64;
+    let result = run_ordered(
+        &pool,
+        // Rows carry line numbers, so chunks are numbered as they are cut.
+        Jobs::new(&sources, forced, threads, true, 0),
+        threads * 4,
+        |job: Job<'_>| {
+            let mut solver = FastSolver::new();
+            let mut out = Vec::with_capacity(job.data.len() * 2);
+            let mut t = Tally::default();
+            let mut n = 0;
+            let mut complete = true;
+            let file = several.then(|| names[job.file].as_str());
+            for rec in records(&job.data, job.first_line, job.format) {
+                if INTERRUPTED.load(Ordering::Relaxed) {
+                    complete = false;
+                    break;
+                }
+                n += 1;
+                let (puzzle, solutions, guesses, inference, class) = match rec.grid {
+                    Err(_) => {
+                        t.malformed += 1;
+                        let raw = String::from_utf8_lossy(rec.raw).to_string();
+                        (raw, 0, 0, "malformed", "malformed")
+                    }
+                    Ok(g) if g.validate().is_err() => {
+                        t.invalid += 1;
+                        (g.to_line(), 0, 0, "invalid", "invalid")
+                    }
+                    Ok(g) => {
+                        let r = rate(&mut solver, &g);
+                        t.classes[r.difficulty as usize] += 1;
+                        if r.solutions != 1 {
+                            t.not_unique += 1;
+                        }
+                        (
+                            g.to_line(),
+                            r.solutions,
+                            r.guesses,
+                            r.inference.word(),
+                            r.difficulty.word(),
+                        )
+                    }
+                };
+                if jsonl {
+                    let mut obj = serde_json::json!({
+                        "line": rec.line,
+                        "puzzle": puzzle,
+                        "solutions": solutions,
+                        "guesses": guesses,
+                        "inference": inference,
+                        "difficulty": class,
+                    });
+                    if let Some(f) = file {
+                        obj["file"] = f.into();
+                    }
+                    let _ = writeln!(out, "{obj}");
+                } else {
+                    if let Some(f) = file {
+                        let _ = write!(out, "{},", csv_field(f));
+                    }
+                    let _ = writeln!(
+                        out,
+                        "{},{},{solutions},{guesses},{inference},{class}",
+                        rec.line,
+                        csv_field(&puzzle)
+                    );
+                }
+            }
+            Rated {
+                out,
+                tally: t,
+                bytes: job.data.len(),
+                records: n,
+                complete,
+            }
+        },
+        |done: Rated| {
+            if let Err(e) = output.write_all(&done.out) {
+                return ControlFlow::Break(Halt::Write(e));
+            }
+            tally.merge(&done.tally);
+            records_done += done.records;
+            progress.advance(done.bytes as u64, records_done, started);
+            if done.complete {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(Halt::Interrupted)
+            }
+        },
+    );
+    progress.finish();
+    if let Err(stop) = result {
+        let _ = output.flush();
+        match stop {
+            Stop::Source(Halt::Interrupted) | Stop::Sink(Halt::Interrupted) => {
+                eprintln!("batchdoku: interrupted after {records_done} records")
+            }
+            Stop::Source(Halt::Read(e)) | Stop::Sink(Halt::Read(e)) => {
+                eprintln!("batchdoku: error: {e:#}")
+            }
+            Stop::Source(Halt::Write(e)) | Stop::Sink(Halt::Write(e)) => {
+                if e.kind() == std::io::ErrorKind::BrokenPipe && output.partial_path().is_none() {
+                    // The reader went away (e.g. `| head`): not an error.
+                    return Ok(ExitCode::SUCCESS);
+                }
+                eprintln!("batchdoku: error: cannot write the output: {e}")
+            }
+        }
+        return Ok(ExitCode::from(1));
+    }
+    output.finish()?;
+    if !args.quiet {
+        let n = records_done.max(1) as f64;
+        let seconds = started.elapsed().as_secs_f64();
+        eprintln!(
+            "{records_done} records in {seconds:.3} s ({:.0}/s)",
+            records_done as f64 / seconds.max(1e-9)
+        );
+        for d in Difficulty::ALL {
+            let c = tally.classes[d as usize];
+            let bar = "#".repeat((40.0 * c as f64 / n).round() as usize);
+            eprintln!(
+                "{:>8} {c:>9} {:>5.1}% {bar}",
+                d.word(),
+                100.0 * c as f64 / n
+            );
+        }
+        eprintln!(
+            "(hard/extreme split at {EXTREME_GUESSES} guesses; {} without exactly one solution, rated {}; {} invalid, {} malformed)",
+            tally.not_unique,
+            Inference::Search.word(),
+            tally.invalid,
+            tally.malformed
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}

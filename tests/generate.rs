@@ -1,0 +1,215 @@
+//! `batchdoku generate` and `batchdoku rate` as a user runs them.
+
+use assert_cmd::Command;
+use batchdoku::{Grid, SolverKind};
+use predicates::prelude::*;
+
+fn batchdoku() -> Command {
+    Command::cargo_bin("batchdoku").unwrap()
+}
+
+fn generate(args: &[&str]) -> Vec<String> {
+    let out = batchdoku().arg("generate").args(args).assert().success();
+    String::from_utf8(out.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+fn count(p: &Grid) -> u32 {
+    SolverKind::Fast.build().solve(p, 2).solutions
+}
+
+#[test]
+fn one_seed_gives_the_same_file_whatever_the_thread_count() {
+    let one = generate(&["-n", "3000", "--seed", "42", "-j", "1", "-q"]);
+    let two = generate(&["-n", "3000", "--seed", "42", "-j", "2", "-q"]);
+    assert_eq!(one.len(), 3000);
+    assert_eq!(one, two);
+    let other = generate(&["-n", "10", "--seed", "43", "-q"]);
+    assert_ne!(&one[..10], &other[..]);
+    for line in &one {
+        let p: Grid = line.parse().unwrap();
+        assert_eq!(count(&p), 1, "{line}");
+    }
+}
+
+#[test]
+fn minimal_puzzles_lose_uniqueness_when_any_clue_goes() {
+    let mut solver = SolverKind::Fast.build();
+    for line in generate(&["-n", "100", "--seed", "5", "--minimal", "-q"]) {
+        let p: Grid = line.parse().unwrap();
+        assert_eq!(solver.solve(&p, 2).solutions, 1);
+        for i in 0..81 {
+            let mut cells = *p.cells();
+            if cells[i] != 0 {
+                cells[i] = 0;
+                let fewer = Grid::from_cells(cells).unwrap();
+                assert_eq!(solver.solve(&fewer, 2).solutions, 2, "{line}: clue {i}");
+            }
+        }
+    }
+}
+
+#[test]
+fn min_clues_keeps_at_least_that_many() {
+    for line in generate(&[
+        "-n",
+        "200",
+        "--seed",
+        "6",
+        "--minimal",
+        "--min-clues",
+        "32",
+        "-q",
+    ]) {
+        let p: Grid = line.parse().unwrap();
+        assert!(p.clue_count() >= 32, "{line}");
+        assert_eq!(count(&p), 1, "{line}");
+    }
+}
+
+#[test]
+fn symmetry_and_solutions() {
+    for line in generate(&[
+        "-n",
+        "20",
+        "--seed",
+        "8",
+        "--minimal",
+        "--symmetry",
+        "rotational",
+        "--with-solution",
+        "-q",
+    ]) {
+        let (p, s) = line.split_once(',').unwrap();
+        let (p, s): (Grid, Grid) = (p.parse().unwrap(), s.parse().unwrap());
+        assert!(s.solves(&p));
+        assert_eq!(count(&p), 1);
+        for i in 0..81 {
+            assert_eq!(p.cells()[i] == 0, p.cells()[80 - i] == 0, "{line}");
+        }
+    }
+}
+
+#[test]
+fn difficulty_keeps_only_that_class() {
+    let lines = generate(&[
+        "-n",
+        "5",
+        "--seed",
+        "9",
+        "--minimal",
+        "--difficulty",
+        "hard",
+        "-q",
+    ]);
+    assert_eq!(lines.len(), 5);
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("hard.txt");
+    std::fs::write(&f, lines.join("\n")).unwrap();
+    let out = batchdoku()
+        .args(["rate", "--format", "csv", "-q"])
+        .arg(&f)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let classes: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap())
+        .collect();
+    assert_eq!(classes, ["hard"; 5]);
+    // An impossible request ends with a clear error, not a hang.
+    batchdoku()
+        .args([
+            "generate",
+            "-n",
+            "1",
+            "--seed",
+            "1",
+            "--min-clues",
+            "60",
+            "--difficulty",
+            "extreme",
+            "-q",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "only 0 of 1 puzzles of that class",
+        ));
+}
+
+#[test]
+fn without_a_seed_one_is_chosen_and_printed() {
+    batchdoku()
+        .args(["generate", "-n", "2"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("batchdoku: seed "))
+        .stderr(predicate::str::contains("clues: "));
+}
+
+#[test]
+fn rate_gives_every_record_a_class_and_a_summary() {
+    let sample = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("datasets/sample.txt");
+    let out = batchdoku()
+        .arg("rate")
+        .arg(&sample)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("3000 records"))
+        .stderr(predicate::str::contains("    easy "))
+        .stderr(predicate::str::contains(" extreme "));
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(
+        rows[0],
+        [
+            "line",
+            "puzzle",
+            "solutions",
+            "guesses",
+            "inference",
+            "difficulty"
+        ]
+    );
+    assert_eq!(rows.len(), 3001);
+    for r in &rows[1..] {
+        let guesses: u64 = r[3].parse().unwrap();
+        let expected = match (r[4], guesses) {
+            ("singles", _) => "easy",
+            ("locked_candidates", _) => "medium",
+            ("search", g) if g < 20 => "hard",
+            ("search", _) => "extreme",
+            other => panic!("unexpected {other:?}"),
+        };
+        assert_eq!(r[5], expected, "{r:?}");
+    }
+    // Deterministic, and the same through standard input.
+    let again = batchdoku()
+        .args(["rate", "-q", "-j", "1", "-"])
+        .write_stdin(std::fs::read(&sample).unwrap())
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8(again.get_output().stdout.clone()).unwrap(),
+        csv
+    );
+    // Bad records get a row of their own.
+    let bad = batchdoku()
+        .args(["rate", "-q", "--format", "jsonl"])
+        .write_stdin(format!("oops\n{}\n", ".".repeat(81)))
+        .assert()
+        .success();
+    let objs: Vec<serde_json::Value> = String::from_utf8(bad.get_output().stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(objs[0]["difficulty"], "malformed");
+    assert_eq!(objs[1]["solutions"], 2);
+    assert_eq!(objs[1]["inference"], "search");
+}
