@@ -563,3 +563,31 @@ fn progress_always_draws_even_into_a_pipe_and_never_stays_silent() {
     assert!(!never.contains("records, "), "{never}");
     assert!(never.contains("30000 records: "), "{never}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_device_output_is_written_in_place_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let input = write(dir.path(), "in.txt", format!("{CLASSIC}\n"));
+    batchdoku()
+        .args(["solve", "-q", "-o"])
+        .arg(&fifo)
+        .arg(&input)
+        .assert()
+        .success();
+    assert_eq!(reader.join().unwrap(), format!("{CLASSIC_SOLUTION}\n"));
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced by a plain file");
+    assert!(!dir.path().join("pipe.partial").exists());
+}

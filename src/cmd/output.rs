@@ -38,12 +38,25 @@ pub struct Resumed {
 }
 
 impl Output {
-    /// Standard output for `None` or `-`, else a new file at `path`.
+    /// Standard output for `None` or `-`, else a new file at `path`. An
+    /// existing path that is not a regular file (`/dev/null`, a FIFO, a
+    /// terminal) is written in place: renaming over it would replace the
+    /// device or pipe with a plain file.
     pub fn create(path: Option<&Path>) -> anyhow::Result<Output> {
         if is_stdout(path) {
             return Ok(Output::stdout());
         }
         let path = path.expect("not stdout");
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            let f = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            return Ok(Output {
+                writer: Box::new(BufWriter::with_capacity(OUTPUT_BUFFER, f)),
+                file: None,
+            });
+        }
         let partial = partial_name(path);
         let f = File::create(&partial)
             .with_context(|| format!("cannot create {}", partial.display()))?;
