@@ -59,6 +59,8 @@ for f in files:
     peer_path = f"{out}/{base}.peer.json"
     peer = json.load(open(peer_path)) if os.path.exists(peer_path) else None
     def rate(r):
+        if r["set_size"] == 0:
+            return "none within the cap"
         s = f"{r['puzzles_per_sec']:,.0f}"
         return s + (f" (first {r['set_size']:,})" if r.get("capped") else "")
     mrv = next(r for r in ref if r["solver"] == "mrv")

@@ -92,3 +92,38 @@ fn mrv_solves_every_shared_puzzle() {
         }
     }
 }
+
+/// Average guesses per puzzle of the fast solver (limit 2) over a whole
+/// set: deterministic, so a rise means weaker inference or a worse choice
+/// of branching cell. Bounds are the counts recorded on 2026-11-22 plus
+/// about 2%; lower them when the solver improves.
+fn guesses_per_puzzle(puzzles: &[Grid]) -> f64 {
+    let total: u64 = puzzles
+        .par_iter()
+        .map_init(|| SolverKind::Fast.build(), |s, p| s.solve(p, 2).guesses)
+        .sum();
+    total as f64 / puzzles.len() as f64
+}
+
+#[test]
+fn fast_guess_counts_stay_within_recorded_bounds() {
+    let sample = guesses_per_puzzle(&load_puzzles(&sample_path()));
+    assert!(
+        sample <= 2.80,
+        "sample: {sample:.3} guesses/puzzle (recorded 2.74)"
+    );
+    let Some(dir) = shared_datasets() else { return };
+    for (name, recorded, bound) in [
+        ("easy_100k.txt", 0.03, 0.04),
+        ("minimal_100k.txt", 2.74, 2.80),
+        ("17_clue.txt", 2.57, 2.62),
+        ("magictour_top1465.txt", 37.61, 38.4),
+        ("forum_hardest_1905_11plus.txt", 280.58, 286.2),
+    ] {
+        let g = guesses_per_puzzle(&load_puzzles(&dir.join(name)));
+        assert!(
+            g <= bound,
+            "{name}: {g:.3} guesses/puzzle, recorded {recorded}, bound {bound}"
+        );
+    }
+}

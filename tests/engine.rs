@@ -4,6 +4,7 @@
 mod common;
 
 use assert_cmd::Command;
+use batchdoku::verify::split_csv;
 use batchdoku::Grid;
 use common::sample_path;
 use predicates::prelude::*;
@@ -155,25 +156,6 @@ fn bad_input_gets_one_correct_row_per_record_and_exit_0() {
             s => assert_eq!(*w, s),
         }
     }
-}
-
-/// Splits one CSV row (fields may be quoted with doubled quotes inside).
-fn split_csv(row: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = row.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                chars.next();
-                fields.last_mut().unwrap().push('"');
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(String::new()),
-            _ => fields.last_mut().unwrap().push(c),
-        }
-    }
-    fields
 }
 
 #[test]

@@ -9,7 +9,7 @@ use batchdoku::input::{
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set by Ctrl-C: workers stop at the next record, no new chunk starts.
@@ -24,6 +24,25 @@ pub(super) fn chunk_bytes(input: usize, threads: usize) -> usize {
 
 /// Bytes read from standard input per chunk.
 pub(super) const STDIN_CHUNK: usize = 256 << 10;
+
+/// The form `--input auto|line|grid` asks for (`None`: detect per input).
+pub(super) fn forced_format(input: &str) -> Option<InputFormat> {
+    match input {
+        "line" => Some(InputFormat::Line),
+        "grid" => Some(InputFormat::Grid),
+        _ => None,
+    }
+}
+
+/// Opens the named inputs in order; none means standard input.
+pub(super) fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
+    let stdin = [PathBuf::from("-")];
+    let paths = if files.is_empty() { &stdin[..] } else { files };
+    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
+        bail!("standard input (-) can be named only once");
+    }
+    paths.iter().map(|p| Source::open(p)).collect()
+}
 
 /// One input as the engine sees it.
 pub(super) enum Source {

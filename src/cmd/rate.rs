@@ -1,10 +1,10 @@
 //! `batchdoku rate`: give each puzzle a difficulty.
 
-use super::inputs::{Halt, Job, Jobs, Source, INTERRUPTED};
+use super::inputs::{forced_format, open_sources, Halt, Job, Jobs, Source, INTERRUPTED};
 use super::output::Output;
 use super::progress::Progress;
-use anyhow::{bail, Context};
-use batchdoku::input::{records, InputFormat};
+use anyhow::Context;
+use batchdoku::input::records;
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use batchdoku::solver::FastSolver;
@@ -78,23 +78,8 @@ struct Rated {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = match args.input.as_str() {
-        "line" => Some(InputFormat::Line),
-        "grid" => Some(InputFormat::Grid),
-        _ => None,
-    };
-    let paths = if args.files.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        args.files.clone()
-    };
-    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        bail!("standard input (-) can be named only once");
-    }
-    let sources = paths
-        .iter()
-        .map(|p| Source::open(p))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let forced = forced_format(&args.input);
+    let sources = open_sources(&args.files)?;
     let several = sources.len() > 1;
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let jsonl = args.format == "jsonl";

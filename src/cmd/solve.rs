@@ -2,12 +2,12 @@
 //! input is streamed), cut into chunks on record boundaries, solved by a
 //! rayon pool and written back in input order.
 
-use super::inputs::{Halt, Job, Jobs, Source, INTERRUPTED};
+use super::inputs::{forced_format, open_sources, Halt, Job, Jobs, Source, INTERRUPTED};
 use super::output::{partial_name, Output};
 use super::progress::Progress;
-use anyhow::{bail, Context};
+use anyhow::Context;
 use batchdoku::batch::{solve_chunk, write_header, ChunkJob, ChunkReport, OutputFormat, Stats};
-use batchdoku::input::{Chunk, InputFormat};
+use batchdoku::input::Chunk;
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::SolverKind;
 use std::io;
@@ -98,23 +98,8 @@ struct Done {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = match args.input.as_str() {
-        "line" => Some(InputFormat::Line),
-        "grid" => Some(InputFormat::Grid),
-        _ => None,
-    };
-    let paths = if args.files.is_empty() {
-        vec![PathBuf::from("-")]
-    } else {
-        args.files.clone()
-    };
-    if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
-        bail!("standard input (-) can be named only once");
-    }
-    let sources = paths
-        .iter()
-        .map(|p| Source::open(p))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let forced = forced_format(&args.input);
+    let sources = open_sources(&args.files)?;
     let several = sources.len() > 1;
 
     let pool = super::thread_pool(args.threads)?;

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context};
 use batchdoku::grid::{Grid, ParseError};
-use batchdoku::input::{detect, is_skipped, records, InputFormat};
+use batchdoku::input::{detect, is_skipped, records};
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::verify::{
     check, detect_answers, embedded_answer, parse_answer, AnswerFormat, CheckOptions, Failure,
@@ -104,11 +104,7 @@ fn answer_lines(data: &[u8]) -> (AnswerFormat, impl Iterator<Item = (u64, &[u8])
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = match args.input.as_str() {
-        "line" => Some(InputFormat::Line),
-        "grid" => Some(InputFormat::Grid),
-        _ => None,
-    };
+    let forced = super::inputs::forced_format(&args.input);
     let puzzles_map = map(&args.puzzles)?;
     let puzzles_data: &[u8] = puzzles_map.as_deref().unwrap_or(&[]);
     let answers_map = match &args.answers {
