@@ -12,7 +12,9 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// High-throughput batch Sudoku engine.
 #[derive(Parser)]
 #[command(name = "batchdoku", version, about, long_about = None)]
-#[command(after_help = "Exit codes: 0 success; 1 failure (I/O error, interruption, wrong answers: see each command's help); 2 usage error.")]
+#[command(
+    after_help = "Exit codes: 0 success; 1 failure (I/O error, interruption, wrong answers: see each command's help); 2 usage error."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -2,20 +2,10 @@
 
 mod common;
 
-use assert_cmd::Command;
 use batchdoku::Grid;
-use common::{load_puzzles, sample_path, shared_datasets};
+use common::{batchdoku, load_puzzles, sample_path, shared_datasets, CLASSIC, CLASSIC_SOLUTION};
 use predicates::prelude::*;
 use std::path::Path;
-
-const CLASSIC: &str =
-    "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
-const CLASSIC_SOLUTION: &str =
-    "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
-
-fn batchdoku() -> Command {
-    Command::cargo_bin("batchdoku").unwrap()
-}
 
 /// Checks that `out` answers `puzzles` line by line with valid solutions.
 fn assert_solves(puzzles: &[Grid], out: &str) {

@@ -6,27 +6,9 @@ mod common;
 use assert_cmd::Command;
 use batchdoku::verify::split_csv;
 use batchdoku::Grid;
-use common::sample_path;
+use common::{batchdoku, sample_path, write, CLASSIC, CLASSIC_SOLUTION, ESCARGOT};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-
-const CLASSIC: &str =
-    "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
-const CLASSIC_SOLUTION: &str =
-    "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
-/// "AI Escargot": needs real search.
-const ESCARGOT: &str =
-    "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..";
-
-fn batchdoku() -> Command {
-    Command::cargo_bin("batchdoku").unwrap()
-}
-
-fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
 
 fn stdout_of(cmd: &mut Command) -> String {
     String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()

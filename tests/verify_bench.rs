@@ -2,20 +2,9 @@
 
 mod common;
 
-use assert_cmd::Command;
-use common::sample_path;
+use common::{batchdoku, sample_path, write};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-
-fn batchdoku() -> Command {
-    Command::cargo_bin("batchdoku").unwrap()
-}
-
-fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
 
 /// Solves the sample into `dir/answers.FORMAT` and returns its path.
 fn answers(dir: &Path, format: &str) -> PathBuf {

@@ -1,9 +1,31 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use assert_cmd::Command;
 use batchdoku::input::{records, InputFormat};
 use batchdoku::Grid;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// A classic puzzle that singles solve, and its solution.
+pub const CLASSIC: &str =
+    "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+pub const CLASSIC_SOLUTION: &str =
+    "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+/// "AI Escargot": needs real search.
+pub const ESCARGOT: &str =
+    "1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..";
+
+/// The binary under test.
+pub fn batchdoku() -> Command {
+    Command::cargo_bin("batchdoku").unwrap()
+}
+
+/// Writes `bytes` to `dir/name` and returns the path.
+pub fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
 
 /// `../shared/datasets` beside the project (or `$BATCHDOKU_DATASETS`), when
 /// present. Tests that need it say so on stderr and pass without it.
