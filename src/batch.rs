@@ -190,11 +190,6 @@ impl Stats {
         self.guesses += o.guesses;
         self.no_guess += o.no_guess;
     }
-
-    /// Records with at least one solution.
-    pub fn with_solution(&self) -> u64 {
-        self.solved + self.unique + self.multiple
-    }
 }
 
 /// How results are written.
@@ -236,7 +231,7 @@ pub fn write_header(format: OutputFormat, with_file: bool, out: &mut Vec<u8>) {
 
 /// Appends `field` as one CSV field, quoted when it holds a comma, quote or
 /// line break. Bytes that are not UTF-8 become U+FFFD.
-fn csv_field(field: &[u8], out: &mut Vec<u8>) {
+pub fn csv_field(field: &[u8], out: &mut Vec<u8>) {
     let text = String::from_utf8_lossy(field);
     if text.contains([',', '"', '\n', '\r']) {
         out.push(b'"');

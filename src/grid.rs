@@ -93,12 +93,12 @@ fn is_separator(b: u8) -> bool {
 
 /// 1-based character column of byte offset `at` in `line` (lines may hold
 /// non-ASCII text, and people count characters, not bytes).
-fn char_column(line: &[u8], at: usize) -> usize {
+pub(crate) fn char_column(line: &[u8], at: usize) -> usize {
     String::from_utf8_lossy(&line[..at]).chars().count() + 1
 }
 
 /// The character starting at byte offset `at`, or U+FFFD for a broken sequence.
-fn char_at(line: &[u8], at: usize) -> char {
+pub(crate) fn char_at(line: &[u8], at: usize) -> char {
     let end = (at + 4).min(line.len());
     String::from_utf8_lossy(&line[at..end])
         .chars()

@@ -10,7 +10,7 @@
 //! In both forms blank lines and `#` comments are not records, and line
 //! numbers count every line of the input, 1-based.
 
-use crate::grid::{Grid, ParseError, CELLS};
+use crate::grid::{char_at, char_column, Grid, ParseError, CELLS};
 
 /// The text form of an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -253,11 +253,8 @@ fn parse_row(line: &[u8]) -> Result<[u8; 9], ParseError> {
             b'.' | b'0' => 0,
             _ => {
                 return Err(ParseError::BadChar {
-                    column: String::from_utf8_lossy(&line[..i]).chars().count() + 1,
-                    found: String::from_utf8_lossy(&line[i..(i + 4).min(line.len())])
-                        .chars()
-                        .next()
-                        .unwrap_or('\u{FFFD}'),
+                    column: char_column(line, i),
+                    found: char_at(line, i),
                 })
             }
         };
@@ -512,11 +509,6 @@ impl<'a> ChunkSplitter<'a> {
     pub fn without_line_numbers(mut self) -> Self {
         self.count_lines = false;
         self
-    }
-
-    /// Bytes not yet handed out.
-    pub fn remaining(&self) -> usize {
-        self.data.len() - self.pos
     }
 
     /// True before the first chunk is handed out.

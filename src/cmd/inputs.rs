@@ -44,6 +44,27 @@ pub(super) fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
     paths.iter().map(|p| Source::open(p)).collect()
 }
 
+/// Maps a file read-only; `None` for an empty file (which cannot be mapped).
+pub(super) fn map_file(path: &Path) -> anyhow::Result<Option<memmap2::Mmap>> {
+    let name = path.display();
+    let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read {name}"))?;
+    if meta.is_dir() {
+        bail!("{name} is a directory");
+    }
+    if meta.len() == 0 {
+        return Ok(None);
+    }
+    // SAFETY: the map is only read. If another process truncates the file
+    // while we run, reading the lost pages faults (SIGBUS), the documented
+    // risk of every mapped reader; we never write through it, and the bytes
+    // are only copied out or parsed.
+    let map = unsafe { memmap2::Mmap::map(&file) }.with_context(|| format!("cannot map {name}"))?;
+    Ok(Some(map))
+}
+
 /// One input as the engine sees it.
 pub(super) enum Source {
     Mapped {
@@ -59,26 +80,7 @@ impl Source {
             return Ok(Source::Stdin);
         }
         let name = path.display().to_string();
-        let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
-        let len = file
-            .metadata()
-            .with_context(|| format!("cannot read {name}"))?
-            .len();
-        if file.metadata()?.is_dir() {
-            bail!("{name} is a directory");
-        }
-        let map = if len == 0 {
-            None
-        } else {
-            // SAFETY: the map is only read. If another process truncates the
-            // file while we run, reading the lost pages faults (SIGBUS), the
-            // documented risk of every mapped reader; we never write through
-            // it, and the bytes are only copied out or parsed.
-            Some(
-                unsafe { memmap2::Mmap::map(&file) }
-                    .with_context(|| format!("cannot map {name}"))?,
-            )
-        };
+        let map = map_file(path)?;
         #[cfg(unix)]
         if let Some(m) = &map {
             let _ = m.advise(memmap2::Advice::Sequential);

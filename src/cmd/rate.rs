@@ -4,6 +4,7 @@ use super::inputs::{forced_format, open_sources, Halt, Job, Jobs, Source, INTERR
 use super::output::Output;
 use super::progress::Progress;
 use anyhow::Context;
+use batchdoku::batch::csv_field;
 use batchdoku::input::records;
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
@@ -158,14 +159,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     let _ = writeln!(out, "{obj}");
                 } else {
                     if let Some(f) = file {
-                        let _ = write!(out, "{},", csv_field(f));
+                        csv_field(f.as_bytes(), &mut out);
+                        out.push(b',');
                     }
-                    let _ = writeln!(
-                        out,
-                        "{},{},{solutions},{guesses},{inference},{class}",
-                        rec.line,
-                        csv_field(&puzzle)
-                    );
+                    let _ = write!(out, "{},", rec.line);
+                    csv_field(puzzle.as_bytes(), &mut out);
+                    let _ = writeln!(out, ",{solutions},{guesses},{inference},{class}");
                 }
             }
             Rated {
@@ -236,12 +235,4 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

@@ -1,7 +1,8 @@
 //! `batchdoku verify`: prove a file of answers right, or say exactly which
 //! record is wrong and why.
 
-use anyhow::{bail, Context};
+use super::inputs::map_file;
+use anyhow::bail;
 use batchdoku::grid::{Grid, ParseError};
 use batchdoku::input::{detect, is_skipped, records};
 use batchdoku::pipeline::{run_ordered, Stop};
@@ -9,9 +10,8 @@ use batchdoku::verify::{
     check, detect_answers, embedded_answer, parse_answer, AnswerFormat, CheckOptions, Failure,
 };
 use batchdoku::SolverKind;
-use std::fs::File;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -72,18 +72,6 @@ struct Located {
     failure: Failure,
 }
 
-fn map(path: &Path) -> anyhow::Result<Option<memmap2::Mmap>> {
-    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    if file.metadata()?.len() == 0 {
-        return Ok(None);
-    }
-    // SAFETY: read-only map; see `solve` for the truncation caveat shared by
-    // every mapped reader.
-    let map = unsafe { memmap2::Mmap::map(&file) }
-        .with_context(|| format!("cannot map {}", path.display()))?;
-    Ok(Some(map))
-}
-
 /// Answer records of an answers file: each non-blank, non-comment line after
 /// a header, with its line number.
 fn answer_lines(data: &[u8]) -> (AnswerFormat, impl Iterator<Item = (u64, &[u8])>) {
@@ -105,10 +93,10 @@ fn answer_lines(data: &[u8]) -> (AnswerFormat, impl Iterator<Item = (u64, &[u8])
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let forced = super::inputs::forced_format(&args.input);
-    let puzzles_map = map(&args.puzzles)?;
+    let puzzles_map = map_file(&args.puzzles)?;
     let puzzles_data: &[u8] = puzzles_map.as_deref().unwrap_or(&[]);
     let answers_map = match &args.answers {
-        Some(p) => map(p)?,
+        Some(p) => map_file(p)?,
         None => None,
     };
     let answers_data: &[u8] = answers_map.as_deref().unwrap_or(&[]);
