@@ -2,32 +2,38 @@
 //! `../shared/peer-bench rate FILE LIMIT` measures the `sudoku` crate, so the
 //! two can be compared as a ratio taken in one run:
 //!
-//!     cargo run --release --example rate -- FILE [fast|mrv|backtrack] [LIMIT] [MIN_SECONDS]
+//!     cargo run --release --example rate -- FILE [fast|fast-portable|mrv|backtrack] [LIMIT] [MIN_SECONDS]
 //!
 //! A first pass checks every answer; then whole passes over the file repeat
 //! until MIN_SECONDS (default 3) have gone by. Prints one JSON object.
 
 use batchdoku::input::{records, InputFormat};
+use batchdoku::solver::{FastSolver, Isa, Solver};
 use batchdoku::{Grid, SolverKind};
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let Some(path) = args.get(1) else {
-        eprintln!("usage: rate FILE [fast|mrv|backtrack] [LIMIT] [MIN_SECONDS]");
+        eprintln!("usage: rate FILE [fast|fast-portable|mrv|backtrack] [LIMIT] [MIN_SECONDS]");
         std::process::exit(2);
     };
-    let kind: SolverKind = args
-        .get(2)
-        .map_or(Ok(SolverKind::Fast), |s| s.parse())
-        .unwrap();
+    // `fast-portable` is the fast solver without its CPU-specific version,
+    // for measuring what that version gains.
+    let name = args.get(2).map_or("fast", String::as_str);
+    let portable = name == "fast-portable";
+    let kind: SolverKind = if portable { "fast" } else { name }.parse().unwrap();
     let limit: u32 = args.get(3).map_or(2, |s| s.parse().expect("LIMIT"));
     let min_seconds: f64 = args.get(4).map_or(3.0, |s| s.parse().expect("MIN_SECONDS"));
     let data = std::fs::read(path).expect("readable file");
     let puzzles: Vec<Grid> = records(&data, 1, InputFormat::Line)
         .filter_map(|r| r.grid.ok())
         .collect();
-    let mut solver = kind.build();
+    let mut solver: Box<dyn Solver> = if portable {
+        Box::new(FastSolver::with_isa(Isa::Portable).expect("runs anywhere"))
+    } else {
+        kind.build()
+    };
     let mut guesses = 0u64;
     for (i, p) in puzzles.iter().enumerate() {
         let out = solver.solve(p, limit);
@@ -46,7 +52,7 @@ fn main() {
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "{{\"solver\":\"batchdoku-{kind}\",\"dataset\":\"{path}\",\"limit\":{limit},\"puzzles\":{solved},\"seconds\":{secs:.3},\"puzzles_per_sec\":{:.1},\"guesses_per_puzzle\":{:.2}}}",
+        "{{\"solver\":\"batchdoku-{name}\",\"dataset\":\"{path}\",\"limit\":{limit},\"puzzles\":{solved},\"seconds\":{secs:.3},\"puzzles_per_sec\":{:.1},\"guesses_per_puzzle\":{:.2}}}",
         solved as f64 / secs,
         guesses as f64 / puzzles.len().max(1) as f64
     );

@@ -2,7 +2,7 @@
 
 use batchdoku::generate::{generate, puzzle_rng, random_solution, GenerateOptions};
 use batchdoku::grid::CELLS;
-use batchdoku::solver::FastSolver;
+use batchdoku::solver::{FastSolver, Isa, Solver};
 use batchdoku::{Grid, SolverKind};
 use proptest::prelude::*;
 
@@ -82,6 +82,21 @@ proptest! {
         let fast = SolverKind::Fast.build().solve(&puzzle, 3);
         let mrv = SolverKind::Mrv.build().solve(&puzzle, 3);
         prop_assert_eq!(fast.solutions, mrv.solutions, "on {}", puzzle);
+    }
+
+    #[test]
+    fn fast_versions_agree_on_random_blankings(
+        seed in any::<u64>(),
+        blanks in any::<u128>(),
+        density in 0u32..4,
+        limit in 1u32..4,
+    ) {
+        // The detected version (AVX2 where the CPU has it) against the
+        // portable one: same count, same first answer, same guesses.
+        let puzzle = blank(&full_grid(seed), thicken(blanks, density));
+        let detected = FastSolver::new().solve(&puzzle, limit);
+        let portable = FastSolver::with_isa(Isa::Portable).unwrap().solve(&puzzle, limit);
+        prop_assert_eq!(detected, portable, "on {}", puzzle);
     }
 
     #[test]

@@ -33,8 +33,11 @@
 //! puzzles by about 40% against taking the first. Each child gets a copy of
 //! the 228-byte state on the stack. No heap, no undo log.
 
+mod givens;
+
 use super::{Outcome, Solver};
 use crate::grid::{Grid, CELLS};
+use givens::Givens;
 
 /// The 27 bits of a band.
 const BAND: u32 = (1 << 27) - 1;
@@ -122,6 +125,52 @@ static BAND_PEERS: [u32; 27] = {
     t
 };
 
+/// For a triad pattern (see [`triads`]) of the givens of one digit in a
+/// band: bits 0-26, every cell of a row or box that holds one of them; bits
+/// 27-29, how many rows plus how many boxes they touch. Givens of one digit
+/// that share no row or box touch `2 * count` of them.
+static GIVEN_UNITS: [u32; 512] = {
+    let mut t = [0u32; 512];
+    let mut x = 0;
+    while x < 512 {
+        let mut cells = 0u32;
+        let mut units = 0u32;
+        let mut r = 0;
+        while r < 3 {
+            if x & (0x7 << (3 * r)) != 0 {
+                cells |= 0x1FF << (9 * r);
+                units += 1;
+            }
+            if x & (0x49 << r) != 0 {
+                cells |= BOX_IN_BAND[r];
+                units += 1;
+            }
+            r += 1;
+        }
+        t[x] = cells | units << 27;
+        x += 1;
+    }
+    t
+};
+
+/// `SPREAD[x]`: bit `j` of the byte `x` moved to bit 0 of byte `j`, for
+/// writing eight cells of a bit plane at once.
+static SPREAD: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut x = 0;
+    while x < 256 {
+        let mut j = 0;
+        while j < 8 {
+            if x & (1 << j) != 0 {
+                t[x] |= 1 << (8 * j);
+            }
+            j += 1;
+        }
+        x += 1;
+    }
+    t
+};
+
 /// For each band, the other two.
 const OTHER_BANDS: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
 
@@ -164,41 +213,32 @@ impl State {
         unsolved: [BAND; 3],
     };
 
-    /// Loads the givens in one sweep: each given leaves every board, and its
-    /// row, box and column peers leave its own digit's board. Two equal
-    /// givens that see each other are a contradiction.
-    fn from_grid(puzzle: &Grid) -> Result<State, Contradiction> {
-        let mut given = [0u32; 3];
-        let mut own = [0u32; 27];
-        let mut band_peers = [0u32; 27];
-        let mut columns = [0u32; 9];
-        for (i, &v) in puzzle.cells().iter().enumerate() {
-            if v == 0 {
-                continue;
-            }
-            let (d, b, pos) = (v as usize - 1, i / 27, i % 27);
-            let col = 1u32 << (pos % 9);
-            if columns[d] & col != 0 {
-                return Err(Contradiction);
-            }
-            columns[d] |= col;
-            given[b] |= 1 << pos;
-            own[3 * d + b] |= 1 << pos;
-            band_peers[3 * d + b] |= BAND_PEERS[pos];
-        }
+    /// Loads the givens: each leaves every board, and the rows, boxes and
+    /// columns it touches leave its own digit's board (all at once, from
+    /// the digit's triad pattern per band). Two equal givens that share a
+    /// unit are a contradiction: they touch fewer units than there are of
+    /// them.
+    #[inline(always)]
+    fn from_givens(g: &Givens) -> Result<State, Contradiction> {
         let mut s = State::FRESH;
-        for (d, &cols) in columns.iter().enumerate() {
+        let mut clash = false;
+        for d in 0..9 {
+            let own = [g.own[3 * d], g.own[3 * d + 1], g.own[3 * d + 2]];
+            let cols = columns(own[0] | own[1] | own[2]);
+            let count = own[0].count_ones() + own[1].count_ones() + own[2].count_ones();
+            clash |= cols.count_ones() != count;
             let column_peers = cols * COLUMN_SPREAD;
-            for (b, &taken) in given.iter().enumerate() {
-                let i = 3 * d + b;
-                // A given among its own digit's row or box peers repeats it.
-                if own[i] & band_peers[i] != 0 {
-                    return Err(Contradiction);
-                }
-                s.cand[i] = (BAND & !taken & !band_peers[i] & !column_peers) | own[i];
+            for (b, &mine) in own.iter().enumerate() {
+                let units = GIVEN_UNITS[triads(mine)];
+                clash |= units >> 27 != 2 * mine.count_ones();
+                let blocked = g.taken[b] | (units & BAND) | column_peers;
+                s.cand[3 * d + b] = (BAND & !blocked) | mine;
             }
         }
-        s.unsolved = given.map(|taken| BAND & !taken);
+        if clash {
+            return Err(Contradiction);
+        }
+        s.unsolved = g.taken.map(|taken| BAND & !taken);
         Ok(s)
     }
 
@@ -294,6 +334,7 @@ impl State {
     /// Propagates to a fixed point: digit filters and hidden singles for every
     /// digit whose boards changed, then naked singles, until neither finds
     /// anything.
+    #[inline(always)]
     fn propagate(&mut self) -> Step {
         loop {
             let mut changed = false;
@@ -344,6 +385,7 @@ impl State {
         }
     }
 
+    #[inline(always)]
     fn is_solved(&self) -> bool {
         self.unsolved == [0; 3]
     }
@@ -355,6 +397,7 @@ impl State {
     /// the fewest candidates. Returns its band and bit. Only called on a
     /// propagated, unsolved state, where every open cell has two or more
     /// candidates.
+    #[inline(always)]
     fn branch_cell(&self) -> (usize, u32) {
         let mut pairs = [0u32; 3];
         for (b, pair) in pairs.iter_mut().enumerate() {
@@ -412,6 +455,7 @@ impl State {
     }
 
     /// Bit `d` set for each digit `d` (0-based) that may go on the cell.
+    #[inline(always)]
     fn digits_at(&self, b: usize, bit: u32) -> u32 {
         let mut digits = 0;
         for d in 0..9 {
@@ -422,68 +466,189 @@ impl State {
         digits
     }
 
+    /// The solved grid. Each cell's value `v` (1-9) is written as four bit
+    /// planes, plane `k` being the cells whose value has bit `k` set: four
+    /// ORs of boards per band instead of a loop over every placed cell.
+    #[inline(always)]
     fn solution_grid(&self) -> Grid {
         let mut cells = [0u8; CELLS];
-        for d in 0..9 {
-            for b in 0..3 {
-                let mut m = self.cand[3 * d + b];
-                while m != 0 {
-                    cells[27 * b + m.trailing_zeros() as usize] = d as u8 + 1;
-                    m &= m - 1;
+        for (b, band_cells) in cells.chunks_exact_mut(27).enumerate() {
+            let mut planes = [0u32; 4];
+            for d in 0..9 {
+                let value = d + 1;
+                for (k, plane) in planes.iter_mut().enumerate() {
+                    if value >> k & 1 != 0 {
+                        *plane |= self.cand[3 * d + b];
+                    }
                 }
+            }
+            // Eight cells at a time: byte j of `word` is the value of cell
+            // `8 * chunk + j`.
+            for (chunk, out) in band_cells.chunks_mut(8).enumerate() {
+                let mut word = 0u64;
+                for (k, &plane) in planes.iter().enumerate() {
+                    word |= SPREAD[(plane >> (8 * chunk) & 0xFF) as usize] << k;
+                }
+                out.copy_from_slice(&word.to_le_bytes()[..out.len()]);
             }
         }
         Grid::from_cells(cells).expect("digits are 1-9")
     }
 }
 
+/// Instruction sets the fast solver has code for, chosen once per solver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isa {
+    /// Plain Rust for any target; the reference the others are tested against.
+    Portable,
+    /// x86-64 with AVX2, BMI1, BMI2, POPCNT and LZCNT (Intel Haswell, AMD
+    /// Zen and later): the givens are read with byte compares, and the whole
+    /// search is compiled for these instructions (`popcnt` for counting
+    /// candidates, `tzcnt`/`blsr` for walking bits).
+    Avx2,
+}
+
+impl Isa {
+    /// The best this CPU can run.
+    pub fn detect() -> Isa {
+        if Isa::Avx2.is_supported() {
+            Isa::Avx2
+        } else {
+            Isa::Portable
+        }
+    }
+
+    /// Whether this CPU can run this version.
+    pub fn is_supported(self) -> bool {
+        match self {
+            Isa::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => {
+                use std::arch::is_x86_feature_detected as has;
+                has!("avx2") && has!("bmi1") && has!("bmi2") && has!("popcnt") && has!("lzcnt")
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            Isa::Avx2 => false,
+        }
+    }
+}
+
 /// Digit bitboards, band and stack filters, hidden and naked singles,
 /// bivalue branching.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct FastSolver {
+    isa: Isa,
     limit: u32,
     found: u32,
     first: Option<Grid>,
     guesses: u64,
 }
 
-impl FastSolver {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Propagates `state` and searches below it; true when the limit is reached.
-    fn search(&mut self, state: &mut State) -> bool {
-        if state.propagate().is_err() {
-            return false;
-        }
-        if state.is_solved() {
-            self.found += 1;
-            if self.first.is_none() {
-                self.first = Some(state.solution_grid());
-            }
-            return self.found >= self.limit;
-        }
-        let (b, bit) = state.branch_cell();
-        let mut digits = state.digits_at(b, bit);
-        while digits != 0 {
-            let d = digits.trailing_zeros() as usize;
-            digits &= digits - 1;
-            self.guesses += 1;
-            if digits == 0 {
-                // The last candidate: the parent is not needed any more.
-                return state.place(d, b, bit).is_ok() && self.search(state);
-            }
-            let mut child = *state;
-            if child.place(d, b, bit).is_ok() && self.search(&mut child) {
-                return true;
-            }
-        }
-        false
+impl Default for FastSolver {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
+/// Defines one version of the search: `$search` propagates a state and
+/// searches below it (true when the limit is reached), `$run` loads a puzzle
+/// with `$givens` and searches it. Stamped out once per [`Isa`] so that
+/// each version, with everything the `inline(always)` state methods bring
+/// into it, is compiled for its own instruction set.
+macro_rules! search_version {
+    ($(#[$features:meta])* $search:ident, $run:ident, $givens:path) => {
+        $(#[$features])*
+        fn $search(solver: &mut FastSolver, state: &mut State) -> bool {
+            if state.propagate().is_err() {
+                return false;
+            }
+            if state.is_solved() {
+                solver.found += 1;
+                if solver.first.is_none() {
+                    solver.first = Some(state.solution_grid());
+                }
+                return solver.found >= solver.limit;
+            }
+            let (b, bit) = state.branch_cell();
+            let mut digits = state.digits_at(b, bit);
+            while digits != 0 {
+                let d = digits.trailing_zeros() as usize;
+                digits &= digits - 1;
+                solver.guesses += 1;
+                if digits == 0 {
+                    // The last candidate: the parent is not needed any more.
+                    return state.place(d, b, bit).is_ok() && $search(solver, state);
+                }
+                let mut child = *state;
+                if child.place(d, b, bit).is_ok() && $search(solver, &mut child) {
+                    return true;
+                }
+            }
+            false
+        }
+
+        $(#[$features])*
+        fn $run(solver: &mut FastSolver, puzzle: &Grid, ruled_out: Option<(usize, u8)>) {
+            let Ok(mut state) = State::from_givens(&$givens(puzzle.cells())) else {
+                return;
+            };
+            if let Some((cell, digit)) = ruled_out {
+                state.cand[3 * (digit as usize - 1) + cell / 27] &= !(1 << (cell % 27));
+            }
+            $search(solver, &mut state);
+        }
+    };
+}
+
+search_version!(search_portable, run_portable, givens::portable);
+
+#[cfg(target_arch = "x86_64")]
+search_version!(
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+    search_avx2,
+    run_avx2,
+    givens::avx2
+);
+
 impl FastSolver {
+    /// A solver using the best instruction set this CPU has.
+    pub fn new() -> Self {
+        Self::with_isa(Isa::detect()).expect("the detected instruction set is supported")
+    }
+
+    /// A solver using `isa`, or `None` when this CPU cannot run it. Every
+    /// version finds the same solutions with the same guesses.
+    pub fn with_isa(isa: Isa) -> Option<Self> {
+        isa.is_supported().then_some(FastSolver {
+            isa,
+            limit: 1,
+            found: 0,
+            first: None,
+            guesses: 0,
+        })
+    }
+
+    /// The instruction set this solver runs.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+
+    /// Solves `puzzle` up to `limit` solutions, with the digit `ruled_out.1`
+    /// taken from the cell `ruled_out.0` first.
+    fn run(&mut self, puzzle: &Grid, limit: u32, ruled_out: Option<(usize, u8)>) {
+        self.limit = limit.max(1);
+        self.found = 0;
+        self.first = None;
+        self.guesses = 0;
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a solver holds `Isa::Avx2` only when `with_isa` saw
+            // the CPU report every feature `run_avx2` is compiled for.
+            Isa::Avx2 => unsafe { run_avx2(self, puzzle, ruled_out) },
+            _ => run_portable(self, puzzle, ruled_out),
+        }
+    }
+
     /// True when `puzzle` has a solution whose cell `cell` (0-80) is not
     /// `digit`. For a puzzle made by taking the clue `digit` from `cell` out
     /// of a uniquely solvable one, this is exactly "the clue was needed":
@@ -495,28 +660,14 @@ impl FastSolver {
             cell < CELLS && (1..=9).contains(&digit),
             "cell {cell}, digit {digit}"
         );
-        self.limit = 1;
-        self.found = 0;
-        self.first = None;
-        self.guesses = 0;
-        let Ok(mut state) = State::from_grid(puzzle) else {
-            return false;
-        };
-        state.cand[3 * (digit as usize - 1) + cell / 27] &= !(1 << (cell % 27));
-        self.search(&mut state);
+        self.run(puzzle, 1, Some((cell, digit)));
         self.found > 0
     }
 }
 
 impl Solver for FastSolver {
     fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome {
-        self.limit = limit.max(1);
-        self.found = 0;
-        self.first = None;
-        self.guesses = 0;
-        if let Ok(mut state) = State::from_grid(puzzle) {
-            self.search(&mut state);
-        }
+        self.run(puzzle, limit, None);
         Outcome {
             solutions: self.found,
             solution: self.first,

@@ -17,7 +17,7 @@ mod fast;
 mod mrv;
 
 pub use backtrack::BacktrackSolver;
-pub use fast::FastSolver;
+pub use fast::{FastSolver, Isa};
 pub use mrv::MrvSolver;
 
 use crate::grid::Grid;

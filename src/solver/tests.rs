@@ -20,8 +20,12 @@ fn grid(s: &str) -> Grid {
     s.parse().unwrap()
 }
 
+/// Every variant, and the fast one also in its portable version (the
+/// detected one may be the CPU-specific version).
 fn solvers() -> Vec<Box<dyn Solver>> {
-    SolverKind::ALL.iter().map(|k| k.build()).collect()
+    let mut all: Vec<Box<dyn Solver>> = SolverKind::ALL.iter().map(|k| k.build()).collect();
+    all.push(Box::new(FastSolver::with_isa(Isa::Portable).unwrap()));
+    all
 }
 
 #[test]
@@ -97,8 +101,24 @@ fn repeated_givens_have_no_solution() {
     let mut far_apart = Grid::EMPTY;
     far_apart.set(0, 0, 7);
     far_apart.set(8, 0, 7);
+    let mut same_box = Grid::EMPTY;
+    same_box.set(3, 3, 4);
+    same_box.set(5, 4, 4);
+    let mut column_in_band = Grid::EMPTY;
+    column_in_band.set(6, 8, 2);
+    column_in_band.set(8, 8, 2);
+    let mut row_apart = Grid::EMPTY;
+    row_apart.set(7, 0, 9);
+    row_apart.set(7, 8, 9);
     for mut s in solvers() {
-        for g in [row, solved_with_repeat, far_apart] {
+        for g in [
+            row,
+            solved_with_repeat,
+            far_apart,
+            same_box,
+            column_in_band,
+            row_apart,
+        ] {
             let out = s.solve(&g, 2);
             assert_eq!(out.solutions, 0, "{} on {g}", s.name());
             assert_eq!(out.solution, None);
