@@ -52,19 +52,6 @@ const BOX_IN_BAND: [u32; 3] = [
     0x1C0 * COLUMN_SPREAD,
 ];
 
-/// For a 9-bit row slice, bit `k` set when box `k` holds a bit of it.
-static ROW_TRIADS: [u8; 512] = {
-    let mut t = [0u8; 512];
-    let mut x = 0;
-    while x < 512 {
-        t[x] = ((x & 0x7 != 0) as u8)
-            | (((x & 0x38 != 0) as u8) << 1)
-            | (((x & 0x1C0 != 0) as u8) << 2);
-        x += 1;
-    }
-    t
-};
-
 /// `MATCHABLE[t]`: for a 3x3 pattern `t` (bit `3 * r + k`: row `r` may use
 /// box `k`), the bits that lie on some perfect matching of rows to boxes
 /// inside `t`; 0 when there is none. Serves both the band filter (rows vs
@@ -95,7 +82,9 @@ static MATCHABLE: [u16; 512] = {
     t
 };
 
-/// `MATCHABLE` with each triad bit widened to its three cells of the band.
+/// `MATCHABLE` on a band's triad pattern (see [`triads`]), each kept triad
+/// widened to its three cells. A matching of rows to boxes is one of boxes
+/// to rows, so the table reads the pattern with rows and boxes swapped.
 static BAND_KEEP: [u32; 512] = {
     let mut t = [0u32; 512];
     let mut x = 0;
@@ -104,7 +93,7 @@ static BAND_KEEP: [u32; 512] = {
         let mut triad = 0;
         while triad < 9 {
             if m & (1 << triad) != 0 {
-                t[x] |= 0x7 << (9 * (triad / 3) + 3 * (triad % 3));
+                t[x] |= 0x7 << (9 * (triad % 3) + 3 * (triad / 3));
             }
             triad += 1;
         }
@@ -140,11 +129,11 @@ static GIVEN_UNITS: [u32; 512] = {
         let mut units = 0u32;
         let mut r = 0;
         while r < 3 {
-            if x & (0x7 << (3 * r)) != 0 {
+            if x & (0x49 << r) != 0 {
                 cells |= 0x1FF << (9 * r);
                 units += 1;
             }
-            if x & (0x49 << r) != 0 {
+            if x & (0x7 << (3 * r)) != 0 {
                 cells |= BOX_IN_BAND[r];
                 units += 1;
             }
@@ -188,18 +177,34 @@ fn peers_in(set: &[u32; 3], b: usize, bit: u32) -> u32 {
     in_band.count_ones() + in_column.count_ones()
 }
 
+/// Bit-sliced counting of nine boards: the cells set in at least one, and
+/// those set in at least two. Summed as a tree (pairs, then pairs of pairs)
+/// rather than one board after another, so the chain of dependent steps is
+/// four deep instead of nine.
+#[inline(always)]
+fn once_and_twice(boards: [u32; 9]) -> (u32, u32) {
+    // (once, twice) of two disjoint groups, merged.
+    let merge = |(o1, t1): (u32, u32), (o2, t2): (u32, u32)| (o1 | o2, t1 | t2 | (o1 & o2));
+    let pair = |x: u32, y: u32| (x | y, x & y);
+    let low = merge(pair(boards[0], boards[1]), pair(boards[2], boards[3]));
+    let high = merge(pair(boards[4], boards[5]), pair(boards[6], boards[7]));
+    merge(merge(low, high), (boards[8], 0))
+}
+
 /// For each band, the other two.
 const OTHER_BANDS: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
 
-/// The triad pattern of a band: bit `3 * r + k` set when row `r` of the band
-/// has a candidate in box `k`.
+/// The triad pattern of a band: bit `3 * k + r` set when row `r` of the band
+/// has a candidate in box `k`. Computed, not looked up, to keep the band
+/// filter's chain of dependent steps short.
 #[inline(always)]
 fn triads(band: u32) -> usize {
-    // The masks keep every index provably in range: no bounds checks.
-    (ROW_TRIADS[(band & 0x1FF) as usize] as usize
-        | (ROW_TRIADS[((band >> 9) & 0x1FF) as usize] as usize) << 3
-        | (ROW_TRIADS[((band >> 18) & 0x1FF) as usize] as usize) << 6)
-        & 0x1FF
+    // Bit 9r + 3k: is triad k of row r non-empty?
+    let occupied = (band | band >> 1 | band >> 2) & 0o111_111_111;
+    // Row r moves down 8r places, onto 3k + r; the rows never collide, and
+    // the final mask drops what moved above bit 8 (it keeps the index
+    // provably in range: no bounds check).
+    ((occupied | occupied >> 8 | occupied >> 16) & 0x1FF) as usize
 }
 
 /// The columns (9 bits) with a candidate anywhere in the band.
@@ -421,12 +426,7 @@ impl State {
             let mut singles = [0u32; 3];
             let mut any_single = false;
             for (b, single) in singles.iter_mut().enumerate() {
-                let (mut once, mut twice) = (0u32, 0u32);
-                for d in 0..9 {
-                    let x = self.cand[3 * d + b];
-                    twice |= once & x;
-                    once |= x;
-                }
+                let (once, twice) = once_and_twice(std::array::from_fn(|d| self.cand[3 * d + b]));
                 let open = self.unsolved[b];
                 if open & !once != 0 {
                     return Err(Contradiction);
@@ -437,19 +437,30 @@ impl State {
             if !any_single {
                 return Ok(());
             }
-            for d in 0..9 {
-                for (b, &single) in singles.iter().enumerate() {
-                    let mut s = self.cand[3 * d + b] & single;
-                    while s != 0 {
-                        let bit = s & s.wrapping_neg();
-                        s ^= bit;
-                        // An earlier single of this digit in the same unit took
-                        // this cell away: the cell is now empty, and the next
-                        // pass reports it.
-                        if self.cand[3 * d + b] & bit != 0 {
-                            self.place(d, b, bit)?;
+            for (b, &single) in singles.iter().enumerate() {
+                // The singles' digits as four bit planes (bit k of the
+                // 0-based digit), read before any of them is placed.
+                let mut planes = [0u32; 4];
+                for d in 0..9 {
+                    let here = self.cand[3 * d + b] & single;
+                    for (k, plane) in planes.iter_mut().enumerate() {
+                        if d >> k & 1 != 0 {
+                            *plane |= here;
                         }
                     }
+                }
+                let mut rest = single;
+                while rest != 0 {
+                    let bit = rest & rest.wrapping_neg();
+                    rest ^= bit;
+                    let d = planes
+                        .iter()
+                        .enumerate()
+                        .fold(0, |d, (k, &plane)| d | usize::from(plane & bit != 0) << k);
+                    // When an earlier single of the same digit in a shared
+                    // unit took this cell's only candidate, `place` fails:
+                    // the cell is left empty.
+                    self.place(d, b, bit)?;
                 }
             }
         }
