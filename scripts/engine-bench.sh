@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Measures the batch engine's scaling (issue 3's figures in BENCHMARKS.md):
 #  1. forum_hardest_1905_11plus: solve with 1 and 2 threads (limit 2);
-#  2. 1,000,000 easy puzzles (easy_100k ten times) file to file with 2
+#  2. 17_clue: `solve -j 2` end to end against `bench --threads 1` (the
+#     solver alone, single thread), both limit 1 and limit 2;
+#  3. 1,000,000 easy puzzles (easy_100k ten times) file to file with 2
 #     threads, against the fast solver's single-thread solve-only rate on
 #     the same puzzles (limit 1, as `solve` uses by default), with peak RSS.
 # Needs ../shared/datasets. Writes scratch files under ${TMPDIR:-/tmp}.
@@ -22,6 +24,14 @@ one=$($bin solve -j 1 --limit 2 "$data/forum_hardest_1905_11plus.txt" -o "$tmp/f
 two=$($bin solve -j 2 --limit 2 "$data/forum_hardest_1905_11plus.txt" -o "$tmp/fh2.txt" 2>&1 | rate)
 cmp "$tmp/fh1.txt" "$tmp/fh2.txt"
 echo "1 thread: $one/s, 2 threads: $two/s, ratio $(echo "scale=2; $two / $one" | bc)"
+
+echo "== 17_clue: solve -j 2 end to end against the single-thread bench rate"
+for limit in 1 2; do
+  bench=$($bin bench --solvers fast --limit $limit --threads 1 --min-time 3 --format json \
+    "$data/17_clue.txt" | sed -n 's/.*"puzzles_per_sec": *\([0-9.]*\).*/\1/p')
+  solve=$($bin solve -j 2 --limit $limit "$data/17_clue.txt" -o "$tmp/17.txt" 2>&1 | rate)
+  echo "limit $limit: bench 1 thread ${bench%.*}/s, solve -j 2 $solve/s, ratio $(echo "scale=2; $solve / $bench" | bc)"
+done
 
 echo "== 1,000,000 easy puzzles, file to file"
 for _ in $(seq 10); do cat "$data/easy_100k.txt"; done > "$tmp/easy_1m.txt"
