@@ -31,8 +31,8 @@
 //! where one exists (else on one with the fewest); among bivalue cells, the
 //! one that sees the most unsolved and bivalue cells (see `branch_cell`),
 //! which cuts the guesses on hard puzzles by about 40% against taking the
-//! first. Each child gets a copy of
-//! the 228-byte state on the stack. No heap, no undo log.
+//! first. Each child gets a copy of the 228-byte state on the stack. No
+//! heap, no undo log.
 
 mod givens;
 
@@ -54,8 +54,8 @@ const BOX_IN_BAND: [u32; 3] = [
 
 /// `MATCHABLE[t]`: for a 3x3 pattern `t` (bit `3 * r + k`: row `r` may use
 /// box `k`), the bits that lie on some perfect matching of rows to boxes
-/// inside `t`; 0 when there is none. Serves both the band filter (rows vs
-/// boxes) and the stack filter (boxes of a stack vs its columns).
+/// inside `t`; 0 when there is none. The band filter reads it through
+/// `BAND_KEEP`; the stack filter computes the same thing without a table.
 static MATCHABLE: [u16; 512] = {
     const PERMUTATIONS: [[usize; 3]; 6] = [
         [0, 1, 2],
@@ -225,8 +225,8 @@ fn band_filter(band: u32) -> Result<u32, Contradiction> {
 }
 
 /// Inside each 3-bit group of a 9-bit column set (one group per stack), the
-/// bit of the next column (`ONE`) or the one after it (`TWO`), wrapping
-/// around within the stack.
+/// bit of the column `BY` (1 or 2) places further on, wrapping around within
+/// the stack.
 #[inline(always)]
 fn next_column_in_stack<const BY: u32>(cols: u32) -> u32 {
     match BY {
@@ -299,13 +299,13 @@ impl State {
         let mut clash = false;
         for d in 0..9 {
             let own = [g.own[3 * d], g.own[3 * d + 1], g.own[3 * d + 2]];
+            let counts = own.map(u32::count_ones);
             let cols = columns(own[0] | own[1] | own[2]);
-            let count = own[0].count_ones() + own[1].count_ones() + own[2].count_ones();
-            clash |= cols.count_ones() != count;
+            clash |= cols.count_ones() != counts[0] + counts[1] + counts[2];
             let column_peers = cols * COLUMN_SPREAD;
             for (b, &mine) in own.iter().enumerate() {
                 let units = GIVEN_UNITS[triads(mine)];
-                clash |= units >> 27 != 2 * mine.count_ones();
+                clash |= units >> 27 != 2 * counts[b];
                 let blocked = g.taken[b] | (units & BAND) | column_peers;
                 s.cand[3 * d + b] = (BAND & !blocked) | mine;
             }
@@ -439,7 +439,9 @@ impl State {
             }
             for (b, &single) in singles.iter().enumerate() {
                 // The singles' digits as four bit planes (bit k of the
-                // 0-based digit), read before any of them is placed.
+                // 0-based digit), read before this band's are placed. A
+                // placement in an earlier band may have emptied one: its
+                // planes read digit 0, which it lacks, so `place` fails.
                 let mut planes = [0u32; 4];
                 for d in 0..9 {
                     let here = self.cand[3 * d + b] & single;

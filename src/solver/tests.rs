@@ -98,18 +98,17 @@ fn repeated_givens_have_no_solution() {
     row.set(0, 2, 5);
     let mut solved_with_repeat = grid(CLASSIC_SOLUTION);
     solved_with_repeat.set(4, 4, 1);
-    let mut far_apart = Grid::EMPTY;
-    far_apart.set(0, 0, 7);
-    far_apart.set(8, 0, 7);
-    let mut same_box = Grid::EMPTY;
-    same_box.set(3, 3, 4);
-    same_box.set(5, 4, 4);
-    let mut column_in_band = Grid::EMPTY;
-    column_in_band.set(6, 8, 2);
-    column_in_band.set(8, 8, 2);
-    let mut row_apart = Grid::EMPTY;
-    row_apart.set(7, 0, 9);
-    row_apart.set(7, 8, 9);
+    // The same digit twice in one unit of an otherwise empty grid.
+    let twice = |(r1, c1): (usize, usize), (r2, c2): (usize, usize), v: u8| {
+        let mut g = Grid::EMPTY;
+        g.set(r1, c1, v);
+        g.set(r2, c2, v);
+        g
+    };
+    let far_apart = twice((0, 0), (8, 0), 7);
+    let same_box = twice((3, 3), (5, 4), 4);
+    let column_in_band = twice((6, 8), (8, 8), 2);
+    let row_apart = twice((7, 0), (7, 8), 9);
     for mut s in solvers() {
         for g in [
             row,
