@@ -3,6 +3,7 @@
 use anyhow::{bail, Context};
 use batchdoku::bench::{check_pass, compare, timed_passes, CheckPass};
 use batchdoku::input::{detect, records};
+use batchdoku::solver::FastSolver;
 use batchdoku::{Grid, SolverKind};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -162,11 +163,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         _ => {
             let header = if args.from_json.is_empty() {
                 format!(
-                    "CPU: {}; threads: {}; build: {}; target features: {}; limit {}; min time {} s",
+                    "CPU: {}; threads: {}; build: {}; target features: {}; fast solver version: {:?}; limit {}; min time {} s",
                     cpu_model(),
                     args.threads,
                     profile(),
                     target_features(),
+                    FastSolver::new().isa(),
                     args.limit,
                     args.min_time
                 )
