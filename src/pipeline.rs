@@ -9,7 +9,45 @@
 use rayon::ThreadPool;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
+
+/// Output buffers handed back by the writer for workers to fill again.
+///
+/// Every chunk needs a buffer about as large as its input. Fresh ones cost
+/// page faults, and with an allocator that asks for transparent huge pages a
+/// fault can zero (or compact) 2 MiB; reusing the buffers of chunks already
+/// written keeps a run's memory touched once.
+#[derive(Debug, Default)]
+pub struct BufferPool {
+    spare: Mutex<Vec<Vec<u8>>>,
+}
+
+impl BufferPool {
+    /// At most this many buffers wait for reuse; more are freed.
+    const KEPT: usize = 64;
+
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty buffer with room for at least `capacity` bytes.
+    pub fn take(&self, capacity: usize) -> Vec<u8> {
+        let reused = self.spare.lock().map(|mut s| s.pop()).unwrap_or(None);
+        let mut buf = reused.unwrap_or_default();
+        buf.clear();
+        buf.reserve(capacity);
+        buf
+    }
+
+    /// Returns a buffer whose contents are no longer needed.
+    pub fn give(&self, buf: Vec<u8>) {
+        if let Ok(mut spare) = self.spare.lock() {
+            if spare.len() < Self::KEPT {
+                spare.push(buf);
+            }
+        }
+    }
+}
 
 /// Why [`run_ordered`] stopped early.
 #[derive(Debug)]
@@ -171,6 +209,21 @@ mod tests {
         );
         assert!(matches!(r, Err(Stop::Sink("full"))));
         assert_eq!(seen, (0..=10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn buffers_come_back_empty_and_large_enough() {
+        let pool = BufferPool::new();
+        let mut a = pool.take(100);
+        assert!(a.capacity() >= 100);
+        a.extend_from_slice(b"written");
+        let addr = a.as_ptr();
+        pool.give(a);
+        let b = pool.take(10);
+        assert!(b.is_empty());
+        assert_eq!(b.as_ptr(), addr, "the given buffer is reused");
+        let c = pool.take(1000);
+        assert!(c.capacity() >= 1000 && c.is_empty());
     }
 
     #[test]

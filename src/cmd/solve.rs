@@ -8,7 +8,7 @@ use super::progress::Progress;
 use anyhow::Context;
 use batchdoku::batch::{solve_chunk, write_header, ChunkJob, ChunkReport, OutputFormat, Stats};
 use batchdoku::input::Chunk;
-use batchdoku::pipeline::{run_ordered, Stop};
+use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::SolverKind;
 use std::io;
 use std::ops::ControlFlow;
@@ -157,6 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let solver = args.solver;
     let limit = args.limit;
     let format = args.format;
+    let buffers = BufferPool::new();
 
     let result = run_ordered(
         &pool,
@@ -168,7 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 first_line: job.first_line,
                 format: job.format,
             };
-            let mut out = Vec::with_capacity(job.data.len() + job.data.len() / 2 + 256);
+            let mut out = buffers.take(job.data.len() + job.data.len() / 2 + 256);
             let spec = ChunkJob {
                 limit,
                 format,
@@ -194,6 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if let Err(e) = output.write_all(&done.out) {
                 return ControlFlow::Break(Halt::Write(e));
             }
+            buffers.give(done.out);
             written += done.report.stats.records;
             stats.merge(&done.report.stats);
             // `next_line[file]`: the line the next chunk of that file starts on.
