@@ -478,7 +478,8 @@ pub struct Chunk<'a> {
 }
 
 /// Cuts an input into chunks of about `target` bytes on record boundaries,
-/// lazily, counting line numbers as it goes (unless told not to).
+/// lazily, counting line numbers as it goes (unless told not to). Chunks
+/// can also shrink as the input runs out ([`ChunkSplitter::shrinking`]).
 #[derive(Debug, Clone)]
 pub struct ChunkSplitter<'a> {
     data: &'a [u8],
@@ -486,6 +487,8 @@ pub struct ChunkSplitter<'a> {
     line: u64,
     format: InputFormat,
     target: usize,
+    /// Set by `shrinking`: (parts of the rest per chunk, smallest target).
+    shrink: Option<(usize, usize)>,
     count_lines: bool,
 }
 
@@ -497,8 +500,19 @@ impl<'a> ChunkSplitter<'a> {
             line: first_line,
             format,
             target: target.max(1),
+            shrink: None,
             count_lines: true,
         }
+    }
+
+    /// Makes each chunk about `1 / parts` of the bytes still to cut, between
+    /// `smallest` and the splitter's target: large chunks while much is left,
+    /// small ones at the end (guided self-scheduling). A pool that takes
+    /// chunks in order then finishes together: the last chunks are short,
+    /// so no thread is left solving a long one while the others idle.
+    pub fn shrinking(mut self, parts: usize, smallest: usize) -> Self {
+        self.shrink = Some((parts.max(1), smallest.clamp(1, self.target)));
+        self
     }
 
     /// Stops counting lines: chunks after the first then carry line number
@@ -525,9 +539,13 @@ impl<'a> Iterator for ChunkSplitter<'a> {
         if rest.is_empty() {
             return None;
         }
+        let target = match self.shrink {
+            Some((parts, smallest)) => (rest.len() / parts).clamp(smallest, self.target),
+            None => self.target,
+        };
         let len = match self.format {
-            InputFormat::Line => line_cut(rest, self.target),
-            InputFormat::Grid => grid_cut(rest, self.target),
+            InputFormat::Line => line_cut(rest, target),
+            InputFormat::Grid => grid_cut(rest, target),
         };
         let piece = &rest[..len];
         let chunk = Chunk {
@@ -772,6 +790,26 @@ mod tests {
                 .collect();
             assert_eq!(all, whole);
         }
+    }
+
+    #[test]
+    fn shrinking_chunks_cover_the_input_and_get_smaller_toward_the_end() {
+        let text: String = (0..2000).map(|_| format!("{P}\n")).collect();
+        let line = P.len() + 1;
+        let chunks: Vec<_> = ChunkSplitter::new(text.as_bytes(), 1, InputFormat::Line, 40 * line)
+            .shrinking(8, 2 * line)
+            .collect();
+        let joined: Vec<u8> = chunks.iter().flat_map(|c| c.data.iter().copied()).collect();
+        assert_eq!(joined, text.as_bytes());
+        let lines: Vec<usize> = chunks.iter().map(|c| c.data.len() / line).collect();
+        // Cut after the first line end at or past the target: target + 1.
+        assert_eq!(lines[0], 41, "full size while much is left");
+        assert!(lines.windows(2).all(|w| w[1] <= w[0]), "{lines:?}");
+        let last_full = lines.iter().rposition(|&n| n == 41).unwrap();
+        assert!(last_full + 10 < lines.len(), "then shrinking: {lines:?}");
+        let before_last = &lines[..lines.len() - 1];
+        assert!(before_last.iter().all(|&n| n >= 3), "never under the floor");
+        assert_eq!(lines.iter().sum::<usize>(), 2000);
     }
 
     #[test]

@@ -15,11 +15,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Set by Ctrl-C: workers stop at the next record, no new chunk starts.
 pub(super) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Input bytes per chunk: about 16 chunks per thread so hard and easy
-/// stretches even out, between 4 KiB (50 puzzles) and 256 KiB (about 3,000:
-/// enough to amortise scheduling).
+/// The smallest chunk: 4 KiB, about 50 puzzles.
+const SMALLEST_CHUNK: usize = 4 << 10;
+
+/// Input bytes per chunk at most: about 16 chunks per thread so hard and
+/// easy stretches even out, between 4 KiB and 256 KiB (about 3,000 puzzles:
+/// enough to amortise scheduling). Toward the end of an input chunks shrink
+/// to a quarter of a thread's share of what is left, down to 4 KiB, so the
+/// threads finish together (see `ChunkSplitter::shrinking`).
 pub(super) fn chunk_bytes(input: usize, threads: usize) -> usize {
-    (input / (threads * 16)).clamp(4 << 10, 256 << 10)
+    (input / (threads * 16)).clamp(SMALLEST_CHUNK, 256 << 10)
 }
 
 /// Bytes read from standard input per chunk.
@@ -217,7 +222,8 @@ impl<'a> Jobs<'a> {
                         d.first_line,
                         d.format,
                         chunk_bytes(data.len(), self.threads),
-                    );
+                    )
+                    .shrinking(self.threads * 4, SMALLEST_CHUNK);
                     self.splitter = Some(if self.count_lines {
                         splitter
                     } else {
