@@ -243,9 +243,8 @@ pub fn csv_field(field: &[u8], out: &mut Vec<u8>) {
 }
 
 fn digits(g: &Grid, out: &mut Vec<u8>) {
-    let mut buf = [0u8; 81];
-    g.write_digits(&mut buf);
-    out.extend_from_slice(&buf);
+    // Straight into the buffer: no 81-byte stop on the stack.
+    out.extend(g.cells().iter().map(|&v| b'0' + v));
 }
 
 /// The puzzle as written in csv/jsonl: its line form when it parsed, else
@@ -277,8 +276,8 @@ pub fn write_record(
     out: &mut Vec<u8>,
 ) {
     match format {
-        OutputFormat::Line => match r.solution {
-            Some(s) => digits(&s, out),
+        OutputFormat::Line => match &r.solution {
+            Some(s) => digits(s, out),
             None => out.extend_from_slice(r.status.word().as_bytes()),
         },
         OutputFormat::Csv => {
@@ -291,8 +290,8 @@ pub fn write_record(
             puzzle_text(r, raw, &mut text);
             csv_field(&text, out);
             let _ = write!(out, ",{},{},", r.status.word(), r.solutions);
-            if let Some(s) = r.solution {
-                digits(&s, out);
+            if let Some(s) = &r.solution {
+                digits(s, out);
             }
             let _ = write!(out, ",{}", r.guesses);
         }
@@ -313,10 +312,10 @@ pub fn write_record(
                 r.status.word(),
                 r.solutions
             );
-            match r.solution {
+            match &r.solution {
                 Some(s) => {
                     out.push(b'"');
-                    digits(&s, out);
+                    digits(s, out);
                     out.push(b'"');
                 }
                 None => out.extend_from_slice(b"null"),

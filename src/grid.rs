@@ -124,24 +124,36 @@ impl Grid {
         // The common case, 81 cells and a line end or separator, in one
         // pass that the compiler can vectorise; anything else takes the
         // careful path that explains what is wrong.
-        if let Some(cells) = line.get(..CELLS) {
+        if let Some(cells) = line.first_chunk::<CELLS>() {
             let after_ok = line.get(CELLS).is_none_or(|&b| is_separator(b));
-            // No short-circuit: a plain OR over all 81 bytes vectorises.
-            let mut bad = false;
-            for &b in cells {
-                bad |= b.wrapping_sub(b'0') > 9 && b != b'.';
-            }
-            if after_ok && !bad {
-                let mut grid = Grid::EMPTY;
-                for (g, &b) in grid.cells.iter_mut().zip(cells) {
-                    // '.' - '0' wraps to a value above 9: it maps to 0.
-                    let v = b.wrapping_sub(b'0');
-                    *g = if v <= 9 { v } else { 0 };
+            if after_ok {
+                if let Some(grid) = Grid::from_cell_text(cells) {
+                    return Ok(grid);
                 }
-                return Ok(grid);
             }
         }
         Self::parse_line_slow(line)
+    }
+
+    /// The grid whose 81 cells `text` spells (`1`-`9`, `.` or `0` for a
+    /// blank), or `None` when a byte is anything else.
+    #[inline]
+    pub fn from_cell_text(text: &[u8; CELLS]) -> Option<Grid> {
+        // No short-circuit: a plain OR over all 81 bytes vectorises.
+        let mut bad = false;
+        for &b in text {
+            bad |= b.wrapping_sub(b'0') > 9 && b != b'.';
+        }
+        if bad {
+            return None;
+        }
+        let mut grid = Grid::EMPTY;
+        for (g, &b) in grid.cells.iter_mut().zip(text) {
+            // '.' - '0' wraps to a value above 9: it maps to 0.
+            let v = b.wrapping_sub(b'0');
+            *g = if v <= 9 { v } else { 0 };
+        }
+        Some(grid)
     }
 
     fn parse_line_slow(line: &[u8]) -> Result<Grid, ParseError> {

@@ -281,6 +281,29 @@ impl<'a> Iterator for LineRecords<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<ParsedRecord<'a>> {
+        // Most lines are 81 cells and a line end: read those in one pass,
+        // without searching for the line end first. The cell check rules
+        // out an earlier `\n`, so the line is exactly these 81 bytes.
+        let rest = &self.lines.data[self.lines.pos.min(self.lines.data.len())..];
+        if let Some(cells) = rest.first_chunk::<CELLS>() {
+            let end = match (rest.get(CELLS), rest.get(CELLS + 1)) {
+                (Some(b'\n'), _) => Some(CELLS + 1),
+                (Some(b'\r'), Some(b'\n')) => Some(CELLS + 2),
+                _ => None,
+            };
+            if let Some(end) = end {
+                if let Some(grid) = Grid::from_cell_text(cells) {
+                    self.lines.pos += end;
+                    let number = self.next_line;
+                    self.next_line += 1;
+                    return Some(ParsedRecord {
+                        line: number,
+                        raw: cells,
+                        grid: Ok(grid),
+                    });
+                }
+            }
+        }
         for (_, line) in self.lines.by_ref() {
             let number = self.next_line;
             self.next_line += 1;
