@@ -18,13 +18,15 @@ pub(super) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// The smallest chunk: 4 KiB, about 50 puzzles.
 const SMALLEST_CHUNK: usize = 4 << 10;
 
-/// Input bytes per chunk at most: about 16 chunks per thread so hard and
+/// Input bytes per chunk at most: about 8 chunks per thread so hard and
 /// easy stretches even out, between 4 KiB and 256 KiB (about 3,000 puzzles:
 /// enough to amortise scheduling). Toward the end of an input chunks shrink
 /// to a quarter of a thread's share of what is left, down to 4 KiB, so the
-/// threads finish together (see `ChunkSplitter::shrinking`).
+/// threads finish together (see `ChunkSplitter::shrinking`). Each chunk
+/// costs a hand-off to the writer thread (tens of microseconds on two
+/// cores while it writes), so no more of them than that.
 pub(super) fn chunk_bytes(input: usize, threads: usize) -> usize {
-    (input / (threads * 16)).clamp(SMALLEST_CHUNK, 256 << 10)
+    (input / (threads * 8)).clamp(SMALLEST_CHUNK, 256 << 10)
 }
 
 /// Bytes read from standard input per chunk.
