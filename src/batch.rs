@@ -6,7 +6,7 @@
 //! input record, and counts what it saw in [`Stats`].
 
 use crate::grid::{Conflict, Grid, ParseError};
-use crate::input::{records, Chunk};
+use crate::input::{records, Chunk, ParsedRecord};
 use crate::solver::Solver;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -72,12 +72,11 @@ impl std::fmt::Display for Problem {
     }
 }
 
-/// The full result of one record.
+/// What solving one record found (the record itself stays in its
+/// [`ParsedRecord`], so nothing 81 bytes long is copied for it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordResult {
     pub status: Status,
-    /// The parsed puzzle, unless malformed.
-    pub puzzle: Option<Grid>,
     /// Solutions counted, up to the limit.
     pub solutions: u32,
     /// The first solution found.
@@ -91,7 +90,7 @@ pub struct RecordResult {
 /// `limit` solutions.
 pub fn solve_grid(
     solver: &mut dyn Solver,
-    parsed: Result<Grid, ParseError>,
+    parsed: &Result<Grid, ParseError>,
     limit: u32,
 ) -> RecordResult {
     let puzzle = match parsed {
@@ -99,23 +98,21 @@ pub fn solve_grid(
         Err(e) => {
             return RecordResult {
                 status: Status::Malformed,
-                puzzle: None,
                 solutions: 0,
                 solution: None,
                 guesses: 0,
-                problem: Some(Problem::Parse(e)),
+                problem: Some(Problem::Parse(e.clone())),
             }
         }
     };
     let limit = limit.max(1);
-    let outcome = solver.solve(&puzzle, limit);
+    let outcome = solver.solve(puzzle, limit);
     // Every solver finds no solution for givens that break a rule, so the
     // rule check only runs to tell `invalid` from `unsolvable`.
     if outcome.solutions == 0 {
         if let Err(conflict) = puzzle.validate() {
             return RecordResult {
                 status: Status::Invalid,
-                puzzle: Some(puzzle),
                 solutions: 0,
                 solution: None,
                 guesses: 0,
@@ -131,7 +128,6 @@ pub fn solve_grid(
     };
     RecordResult {
         status,
-        puzzle: Some(puzzle),
         solutions: outcome.solutions,
         solution: outcome.solution,
         guesses: outcome.guesses,
@@ -141,7 +137,7 @@ pub fn solve_grid(
 
 /// Parses, checks and solves one line-form record.
 pub fn solve_record(solver: &mut dyn Solver, text: &[u8], limit: u32) -> RecordResult {
-    solve_grid(solver, Grid::parse_line(text), limit)
+    solve_grid(solver, &Grid::parse_line(text), limit)
 }
 
 /// Counts of what a run saw.
@@ -249,32 +245,27 @@ fn digits(g: &Grid, out: &mut Vec<u8>) {
 
 /// The puzzle as written in csv/jsonl: its line form when it parsed, else
 /// the record's own text.
-fn puzzle_text(r: &RecordResult, raw: &[u8], out: &mut Vec<u8>) -> bool {
-    match r.puzzle {
-        Some(p) => {
+fn puzzle_text(rec: &ParsedRecord<'_>, out: &mut Vec<u8>) {
+    match &rec.grid {
+        Ok(p) => {
             let mut line = [0u8; 81];
             p.write_line(&mut line);
             out.extend_from_slice(&line);
-            true
         }
-        None => {
-            out.extend_from_slice(raw);
-            false
-        }
+        Err(_) => out.extend_from_slice(rec.raw),
     }
 }
 
-/// Writes one record's result. `file` is the input's name when the output
-/// covers several inputs; `line` is the record's line number in its file,
-/// `raw` its text.
+/// Writes the result `r` of the record `rec`. `file` is the input's name
+/// when the output covers several inputs.
 pub fn write_record(
     format: OutputFormat,
     file: Option<&str>,
-    line: u64,
-    raw: &[u8],
+    rec: &ParsedRecord<'_>,
     r: &RecordResult,
     out: &mut Vec<u8>,
 ) {
+    let line = rec.line;
     match format {
         OutputFormat::Line => match &r.solution {
             Some(s) => digits(s, out),
@@ -287,7 +278,7 @@ pub fn write_record(
             }
             let _ = write!(out, "{line},");
             let mut text = Vec::new();
-            puzzle_text(r, raw, &mut text);
+            puzzle_text(rec, &mut text);
             csv_field(&text, out);
             let _ = write!(out, ",{},{},", r.status.word(), r.solutions);
             if let Some(s) = &r.solution {
@@ -304,7 +295,7 @@ pub fn write_record(
             }
             let _ = write!(out, "\"line\":{line},\"puzzle\":");
             let mut text = Vec::new();
-            puzzle_text(r, raw, &mut text);
+            puzzle_text(rec, &mut text);
             json_string(&String::from_utf8_lossy(&text), out);
             let _ = write!(
                 out,
@@ -395,9 +386,9 @@ pub fn solve_chunk(
                 });
             }
         }
-        let r = solve_grid(solver, rec.grid, job.limit);
+        let r = solve_grid(solver, &rec.grid, job.limit);
         report.stats.add(&r);
-        write_record(job.format, job.file, rec.line, rec.raw, &r, out);
+        write_record(job.format, job.file, &rec, &r, out);
     }
     report.lines = recs.next_line() - chunk.first_line;
     report
