@@ -391,35 +391,57 @@ impl State {
         Ok(())
     }
 
-    /// Bit `d` set for each digit whose boards differ from what
-    /// `update_digit` last left: the digits that need another look.
+    /// The digits whose boards differ from what `update_digit` last left:
+    /// the digits that need another look. `BY_BOARD`: one compare per board
+    /// into a 27-bit mask, each digit's three bits folded onto its first, so
+    /// digit `d` is bit `3 * d`; with AVX2 this compiles to a few vector
+    /// compares, 1-1.5% faster on the minimal and hard sets. Otherwise
+    /// digit `d` is bit `d`, compared digit by digit: with SSE2 only, the
+    /// by-board form is 4-5% slower. See [`State::next_changed`].
     #[inline(always)]
-    fn changed_digits(&self) -> u32 {
-        let mut dirty = 0;
+    fn changed_digits<const BY_BOARD: bool>(&self) -> u32 {
+        let mut changed = 0u32;
+        if BY_BOARD {
+            for i in 0..27 {
+                changed |= u32::from(self.cand[i] != self.seen[i]) << i;
+            }
+            return (changed | changed >> 1 | changed >> 2) & 0o111_111_111;
+        }
         for d in 0..9 {
             let base = 3 * d;
             let diff = (self.cand[base] ^ self.seen[base])
                 | (self.cand[base + 1] ^ self.seen[base + 1])
                 | (self.cand[base + 2] ^ self.seen[base + 2]);
-            dirty |= u32::from(diff != 0) << d;
+            changed |= u32::from(diff != 0) << d;
         }
-        dirty
+        changed
+    }
+
+    /// Takes the lowest digit out of a `changed_digits::<BY_BOARD>` mask.
+    #[inline(always)]
+    fn next_changed<const BY_BOARD: bool>(mask: &mut u32) -> usize {
+        let low = mask.trailing_zeros() as usize;
+        *mask &= *mask - 1;
+        if BY_BOARD {
+            low / 3
+        } else {
+            low
+        }
     }
 
     /// Propagates to a fixed point: digit filters and hidden singles for every
     /// digit whose boards changed, then naked singles, until neither finds
     /// anything.
     #[inline(always)]
-    fn propagate(&mut self) -> Step {
+    fn propagate<const BY_BOARD: bool>(&mut self) -> Step {
         loop {
             loop {
-                let mut dirty = self.changed_digits();
+                let mut dirty = self.changed_digits::<BY_BOARD>();
                 if dirty == 0 {
                     break;
                 }
                 while dirty != 0 {
-                    let d = dirty.trailing_zeros() as usize;
-                    dirty &= dirty - 1;
+                    let d = Self::next_changed::<BY_BOARD>(&mut dirty);
                     self.update_digit(d)?;
                 }
             }
@@ -622,14 +644,15 @@ impl Default for FastSolver {
 
 /// Defines one version of the search: `$search` propagates a state and
 /// searches below it (true when the limit is reached), `$run` loads a puzzle
-/// with `$givens` and searches it. Stamped out once per [`Isa`] so that
-/// each version, with everything the `inline(always)` state methods bring
-/// into it, is compiled for its own instruction set.
+/// with `$givens` and searches it; `$by_board` picks the form of
+/// `changed_digits`. Stamped out once per [`Isa`] so that each version, with
+/// everything the `inline(always)` state methods bring into it, is compiled
+/// for its own instruction set.
 macro_rules! search_version {
-    ($(#[$features:meta])* $search:ident, $run:ident, $givens:path) => {
+    ($(#[$features:meta])* $search:ident, $run:ident, $givens:path, $by_board:expr) => {
         $(#[$features])*
         fn $search(solver: &mut FastSolver, state: &mut State) -> bool {
-            if state.propagate().is_err() {
+            if state.propagate::<$by_board>().is_err() {
                 return false;
             }
             if state.is_solved() {
@@ -670,14 +693,15 @@ macro_rules! search_version {
     };
 }
 
-search_version!(search_portable, run_portable, givens::portable);
+search_version!(search_portable, run_portable, givens::portable, false);
 
 #[cfg(target_arch = "x86_64")]
 search_version!(
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
     search_avx2,
     run_avx2,
-    givens::avx2
+    givens::avx2,
+    true
 );
 
 impl FastSolver {
