@@ -238,11 +238,6 @@ pub fn csv_field(field: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-fn digits(g: &Grid, out: &mut Vec<u8>) {
-    // Straight into the buffer: no 81-byte stop on the stack.
-    out.extend(g.cells().iter().map(|&v| b'0' + v));
-}
-
 /// The puzzle as written in csv/jsonl: its line form when it parsed, else
 /// the record's own text.
 fn puzzle_text(rec: &ParsedRecord<'_>, out: &mut Vec<u8>) {
@@ -268,7 +263,7 @@ pub fn write_record(
     let line = rec.line;
     match format {
         OutputFormat::Line => match &r.solution {
-            Some(s) => digits(s, out),
+            Some(s) => s.push_digits(out),
             None => out.extend_from_slice(r.status.word().as_bytes()),
         },
         OutputFormat::Csv => {
@@ -282,7 +277,7 @@ pub fn write_record(
             csv_field(&text, out);
             let _ = write!(out, ",{},{},", r.status.word(), r.solutions);
             if let Some(s) = &r.solution {
-                digits(s, out);
+                s.push_digits(out);
             }
             let _ = write!(out, ",{}", r.guesses);
         }
@@ -306,7 +301,7 @@ pub fn write_record(
             match &r.solution {
                 Some(s) => {
                     out.push(b'"');
-                    digits(s, out);
+                    s.push_digits(out);
                     out.push(b'"');
                 }
                 None => out.extend_from_slice(b"null"),

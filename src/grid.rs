@@ -227,11 +227,10 @@ impl Grid {
         self.cells.iter().all(|&v| v != 0)
     }
 
-    /// Writes the cells as digits (`0` for blanks) into `out`: 81 bytes.
-    pub fn write_digits(&self, out: &mut [u8; CELLS]) {
-        for (o, &v) in out.iter_mut().zip(&self.cells) {
-            *o = b'0' + v;
-        }
+    /// Appends the cells as digits (`0` for blanks) to `out`: 81 bytes,
+    /// written straight into the buffer with no stop on the stack.
+    pub fn push_digits(&self, out: &mut Vec<u8>) {
+        out.extend(self.cells.iter().map(|&v| b'0' + v));
     }
 
     /// Writes the line form (`.` for blanks) into `out`: exactly 81 bytes.
