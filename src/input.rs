@@ -284,7 +284,7 @@ impl<'a> Iterator for LineRecords<'a> {
         // Most lines are 81 cells and a line end: read those in one pass,
         // without searching for the line end first. The cell check rules
         // out an earlier `\n`, so the line is exactly these 81 bytes.
-        let rest = &self.lines.data[self.lines.pos.min(self.lines.data.len())..];
+        let rest = &self.lines.data[self.lines.pos..];
         if let Some(cells) = rest.first_chunk::<CELLS>() {
             let end = match (rest.get(CELLS), rest.get(CELLS + 1)) {
                 (Some(b'\n'), _) => Some(CELLS + 1),
