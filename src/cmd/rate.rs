@@ -6,7 +6,7 @@ use super::progress::Progress;
 use anyhow::Context;
 use batchdoku::batch::csv_field;
 use batchdoku::input::records;
-use batchdoku::pipeline::{run_ordered, Stop};
+use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use batchdoku::solver::FastSolver;
 use std::io::Write;
@@ -101,6 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut tally = Tally::default();
     let mut records_done = 0u64;
+    let buffers = BufferPool::new();
     let result = run_ordered(
         &pool,
         // Rows carry line numbers, so chunks are numbered as they are cut.
@@ -108,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         threads * 4,
         |job: Job<'_>| {
             let mut solver = FastSolver::new();
-            let mut out = Vec::with_capacity(job.data.len() * 2);
+            let mut out = buffers.take(job.data.len() * 2);
             let mut t = Tally::default();
             let mut n = 0;
             let mut complete = true;
@@ -179,6 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if let Err(e) = output.write_all(&done.out) {
                 return ControlFlow::Break(Halt::Write(e));
             }
+            buffers.give(done.out);
             tally.merge(&done.tally);
             records_done += done.records;
             progress.advance(done.bytes as u64, records_done, started);
