@@ -201,6 +201,23 @@ pub enum OutputFormat {
     Jsonl,
 }
 
+impl OutputFormat {
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Line => "line",
+            OutputFormat::Csv => "csv",
+            OutputFormat::Jsonl => "jsonl",
+        }
+    }
+}
+
+impl std::fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl std::str::FromStr for OutputFormat {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
@@ -238,8 +255,38 @@ pub fn csv_field(field: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// The most of a malformed record's text that csv and jsonl outputs carry:
+/// enough to find and recognise it (a megabyte of garbage is not a field).
+pub const RAW_SHOWN: usize = 200;
+
+/// `text` on one line: `\\`, `\n`, `\r`, `\t` and `\xNN` for the other
+/// control characters, so no output record spans lines (`--resume` and
+/// line-oriented tools count records by lines). With `limit`, at most that
+/// many bytes of `text` are shown, then `[...N more bytes]`.
+pub fn one_line(text: &[u8], limit: Option<usize>) -> String {
+    let shown = match limit {
+        Some(n) if text.len() > n => &text[..n],
+        _ => text,
+    };
+    let mut out = String::with_capacity(shown.len() + 16);
+    for c in String::from_utf8_lossy(shown).chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    if shown.len() < text.len() {
+        out.push_str(&format!("[...{} more bytes]", text.len() - shown.len()));
+    }
+    out
+}
+
 /// The puzzle as written in csv/jsonl: its line form when it parsed, else
-/// the record's own text.
+/// the record's own text on one line, cut to [`RAW_SHOWN`] bytes.
 fn puzzle_text(rec: &ParsedRecord<'_>, out: &mut Vec<u8>) {
     match &rec.grid {
         Ok(p) => {
@@ -247,7 +294,7 @@ fn puzzle_text(rec: &ParsedRecord<'_>, out: &mut Vec<u8>) {
             p.write_line(&mut line);
             out.extend_from_slice(&line);
         }
-        Err(_) => out.extend_from_slice(rec.raw),
+        Err(_) => out.extend_from_slice(one_line(rec.raw, Some(RAW_SHOWN)).as_bytes()),
     }
 }
 
@@ -268,7 +315,7 @@ pub fn write_record(
         },
         OutputFormat::Csv => {
             if let Some(f) = file {
-                csv_field(f.as_bytes(), out);
+                csv_field(one_line(f.as_bytes(), None).as_bytes(), out);
                 out.push(b',');
             }
             let _ = write!(out, "{line},");
@@ -355,7 +402,9 @@ pub struct ChunkJob<'a> {
 
 /// Solves every record of `chunk` and appends one output record per input
 /// record to `out`, in order. Checks `cancel` before each record and stops
-/// early (reporting `complete: false`) once it is set.
+/// early (reporting `complete: false`) once it is set; so does a record
+/// whose search the solver gave up (its stop flag, see
+/// [`Solver::set_stop`]), which is then left out.
 pub fn solve_chunk(
     solver: &mut dyn Solver,
     chunk: &Chunk<'_>,
@@ -382,6 +431,11 @@ pub fn solve_chunk(
             }
         }
         let r = solve_grid(solver, &rec.grid, job.limit);
+        if solver.stopped() {
+            // Cut short by the stop flag: this record is not done.
+            report.complete = false;
+            break;
+        }
         report.stats.add(&r);
         write_record(job.format, job.file, &rec, &r, out);
     }

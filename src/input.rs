@@ -413,6 +413,15 @@ impl ParsedRecords<'_> {
             ParsedRecords::Grid(r) => r.next_line,
         }
     }
+
+    /// The byte offset reading has reached: records read so far end before
+    /// it, and the next starts at or after it.
+    pub fn offset(&self) -> usize {
+        match self {
+            ParsedRecords::Line(r) => r.lines.pos,
+            ParsedRecords::Grid(r) => r.lines.pos,
+        }
+    }
 }
 
 impl<'a> Iterator for ParsedRecords<'a> {
@@ -647,6 +656,324 @@ pub fn complete_prefix(buf: &[u8], format: InputFormat) -> usize {
             boundary
         }
     }
+}
+
+/// How a stream is cut into chunks: after whole lines, whole grid-form
+/// records, or whole CSV records (a quoted field may hold line ends).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    Line,
+    Grid,
+    Csv,
+}
+
+impl From<InputFormat> for Framing {
+    fn from(f: InputFormat) -> Framing {
+        match f {
+            InputFormat::Line => Framing::Line,
+            InputFormat::Grid => Framing::Grid,
+        }
+    }
+}
+
+/// The longest line a stream keeps: the rest of a longer line is dropped as
+/// it is read (the line is malformed either way: a puzzle line is under 200
+/// bytes), so memory stays bounded on `/dev/zero` or a file without line
+/// ends.
+pub const MAX_LINE: usize = 64 << 10;
+
+/// The most a stream holds while waiting for a record to end: beyond it the
+/// bytes held are handed out as they are (a grid-form record that long is
+/// malformed anyway).
+pub const MAX_RECORD: usize = 1 << 20;
+
+/// Bytes a stream reads per chunk.
+pub const STREAM_CHUNK: usize = 256 << 10;
+
+/// A piece of a stream that starts and ends on record boundaries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamChunk {
+    pub data: Vec<u8>,
+    /// Line number of the chunk's first line.
+    pub first_line: u64,
+}
+
+/// A stream (standard input, a pipe, a FIFO, a device) read in chunks that
+/// end on record boundaries, in bounded memory: at most [`STREAM_CHUNK`]
+/// bytes plus one record, lines capped at [`MAX_LINE`] bytes, and stretches
+/// of blank and comment lines dropped as they go by.
+#[derive(Debug)]
+pub struct StreamChunks<R> {
+    reader: R,
+    /// Bytes read but not yet handed out.
+    carry: Vec<u8>,
+    /// Line number of `carry[0]`.
+    line: u64,
+    eof: bool,
+    framing: Framing,
+    /// Bytes of the last, unfinished line in `carry`.
+    open_line: usize,
+    /// Dropping the rest of a line longer than [`MAX_LINE`].
+    dropping: bool,
+}
+
+impl<R: std::io::Read> StreamChunks<R> {
+    /// A stream cut after whole lines until told otherwise
+    /// ([`StreamChunks::set_framing`]).
+    pub fn new(reader: R) -> Self {
+        StreamChunks {
+            reader,
+            carry: Vec::new(),
+            line: 1,
+            eof: false,
+            framing: Framing::Line,
+            open_line: 0,
+            dropping: false,
+        }
+    }
+
+    pub fn set_framing(&mut self, framing: Framing) {
+        self.framing = framing;
+    }
+
+    /// The top of the stream, for telling its form: leading blank and
+    /// comment lines are dropped (however many), then at least
+    /// [`STREAM_CHUNK`] bytes are held, or all there is. Returns the bytes
+    /// and the line number of the first.
+    pub fn top(&mut self) -> std::io::Result<(&[u8], u64)> {
+        loop {
+            self.fill(STREAM_CHUNK)?;
+            let held = self.carry.len();
+            self.drop_skipped_lines();
+            if self.carry.len() == held || self.eof {
+                break;
+            }
+        }
+        Ok((&self.carry, self.line))
+    }
+
+    /// Drops the first `n` bytes held (a header the caller recognised).
+    pub fn consume(&mut self, n: usize) {
+        let n = n.min(self.carry.len());
+        self.line += count_newlines(&self.carry[..n]);
+        self.carry.drain(..n);
+    }
+
+    /// Drops whole blank and comment lines at the front of `carry`.
+    fn drop_skipped_lines(&mut self) {
+        let mut lines = Lines {
+            data: &self.carry,
+            pos: 0,
+        };
+        let mut keep_from = 0;
+        let mut dropped = 0u64;
+        while let Some((_, line)) = lines.next() {
+            if self.carry[lines.pos - 1] != b'\n' {
+                break; // an unfinished last line
+            }
+            if !is_skipped(line) {
+                break;
+            }
+            keep_from = lines.pos;
+            dropped += 1;
+        }
+        if keep_from > 0 {
+            self.carry.drain(..keep_from);
+            self.line += dropped;
+        }
+    }
+
+    /// Appends read bytes, cutting every line at [`MAX_LINE`] bytes.
+    fn append(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let nl = memchr::memchr(b'\n', bytes);
+            if self.dropping {
+                match nl {
+                    Some(p) => {
+                        self.dropping = false;
+                        bytes = &bytes[p..];
+                        continue;
+                    }
+                    None => return,
+                }
+            }
+            let line_end = nl.unwrap_or(bytes.len());
+            let room = MAX_LINE - self.open_line;
+            let take = line_end.min(room);
+            self.carry.extend_from_slice(&bytes[..take]);
+            match nl {
+                // The line ends here: kept whole, or its first MAX_LINE
+                // bytes when it is longer.
+                Some(p) => {
+                    self.carry.push(b'\n');
+                    self.open_line = 0;
+                    bytes = &bytes[p + 1..];
+                }
+                None => {
+                    self.open_line += take;
+                    self.dropping = bytes.len() > room;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Reads until `carry` holds at least `want` bytes, the input ends, or
+    /// the last line is over-long (`carry` cannot grow until it ends).
+    fn fill(&mut self, want: usize) -> std::io::Result<()> {
+        let mut buf = vec![0u8; 64 << 10];
+        while !self.eof && self.carry.len() < want && !self.dropping {
+            match self.reader.read(&mut buf) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.append(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads and drops the rest of an over-long line (in bounded memory,
+    /// however long it is).
+    fn finish_dropped_line(&mut self) -> std::io::Result<()> {
+        let mut buf = vec![0u8; 64 << 10];
+        while self.dropping && !self.eof {
+            match self.reader.read(&mut buf) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.append(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// The next chunk of whole records; `None` at the end of the stream.
+    pub fn next_chunk(&mut self) -> std::io::Result<Option<StreamChunk>> {
+        let mut want = STREAM_CHUNK;
+        loop {
+            self.fill(want)?;
+            if self.dropping && !self.eof {
+                self.finish_dropped_line()?;
+                continue;
+            }
+            if self.carry.is_empty() && self.eof {
+                return Ok(None);
+            }
+            let mut cut = if self.eof {
+                self.carry.len()
+            } else {
+                match self.framing {
+                    Framing::Csv => csv_complete_prefix(&self.carry),
+                    Framing::Line => complete_prefix(&self.carry, InputFormat::Line),
+                    Framing::Grid => complete_prefix(&self.carry, InputFormat::Grid),
+                }
+            };
+            if cut == 0 {
+                // Nothing whole yet: drop a stretch of comments (grid form
+                // holds them until a record closes), else read on up to
+                // MAX_RECORD, then hand out what there is.
+                let held = self.carry.len();
+                self.drop_skipped_lines();
+                if self.carry.len() < held {
+                    continue;
+                }
+                if held < MAX_RECORD {
+                    want = (held * 2).clamp(STREAM_CHUNK, MAX_RECORD);
+                    continue;
+                }
+                cut = self
+                    .carry
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(held, |p| p + 1);
+            }
+            let rest = self.carry.split_off(cut);
+            let data = std::mem::replace(&mut self.carry, rest);
+            let first_line = self.line;
+            self.line += count_newlines(&data);
+            return Ok(Some(StreamChunk { data, first_line }));
+        }
+    }
+}
+
+/// Walks CSV text (RFC 4180 quoting) and calls `record_end` with the offset
+/// just past each line end that closes a record (one outside quotes).
+fn csv_record_ends(data: &[u8], mut record_end: impl FnMut(usize)) {
+    let mut quoted = false;
+    for pos in memchr::memchr2_iter(b'"', b'\n', data) {
+        match data[pos] {
+            b'"' => quoted = !quoted,
+            _ if !quoted => record_end(pos + 1),
+            _ => {}
+        }
+    }
+}
+
+/// The end of the first line of `data` (past its `\n`), or, with `csv`,
+/// of its first CSV record (a line end outside quotes); `data.len()` when
+/// it does not end.
+pub fn record_text_end(data: &[u8], csv: bool) -> usize {
+    if !csv {
+        return memchr::memchr(b'\n', data).map_or(data.len(), |p| p + 1);
+    }
+    let mut quoted = false;
+    for pos in memchr::memchr2_iter(b'"', b'\n', data) {
+        match data[pos] {
+            b'"' => quoted = !quoted,
+            _ if !quoted => return pos + 1,
+            _ => {}
+        }
+    }
+    data.len()
+}
+
+/// The length of the longest prefix of CSV text that ends after a whole
+/// record (a line end outside quotes); 0 when there is none.
+pub fn csv_complete_prefix(data: &[u8]) -> usize {
+    let mut last = 0;
+    csv_record_ends(data, |end| last = end);
+    last
+}
+
+/// The records of CSV text, each as `(line number of its first line, its
+/// text without the closing line end)`; blank and `#` comment lines are not
+/// records. A quoted field may hold line ends, so a record may span lines.
+pub fn csv_records(data: &[u8], first_line: u64) -> Vec<(u64, &[u8])> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut line = first_line;
+    let mut push = |start: usize, end: usize, line: u64| {
+        let text = &data[start..end];
+        let text = text.strip_suffix(b"\n").unwrap_or(text);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        if !is_skipped(text) {
+            out.push((line, text));
+        }
+    };
+    csv_record_ends(data, |end| {
+        push(start, end, line);
+        line += count_newlines(&data[start..end]);
+        start = end;
+    });
+    if start < data.len() {
+        push(start, data.len(), line);
+    }
+    out
+}
+
+/// The number of whole CSV records in `data` (blank lines aside) and the
+/// length of the prefix they fill; an unfinished last record is left out.
+pub fn count_csv_records(data: &[u8]) -> (u64, usize) {
+    let mut n = 0;
+    let mut start = 0;
+    csv_record_ends(data, |end| {
+        if !is_skipped(&data[start..end]) {
+            n += 1;
+        }
+        start = end;
+    });
+    (n, start)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod bench;
 pub mod generate;
 pub mod grid;
 pub mod input;
+pub mod mapfile;
 pub mod pipeline;
 pub mod rate;
 pub mod solver;

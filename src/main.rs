@@ -31,6 +31,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A mapped input cut short by another program reads as zeros and is
+    // reported, instead of killing the process with SIGBUS.
+    batchdoku::mapfile::install_fault_guard();
     let result = match cli.command {
         Command::Solve(args) => cmd::solve::run(args),
         Command::Verify(args) => cmd::verify::run(args),

@@ -73,9 +73,19 @@ fn count_field(text: &str) -> Result<Option<u32>, BadAnswer> {
     if t.is_empty() {
         return Ok(None);
     }
-    t.parse()
-        .map(Some)
-        .map_err(|_| BadAnswer(format!("solution count {t:?} is not a number")))
+    parse_count(t).map(Some)
+}
+
+/// A solution count: a non-negative integer written in digits only (`+1`,
+/// `1.0`, `-1` and `1e3` are not counts).
+fn parse_count(t: &str) -> Result<u32, BadAnswer> {
+    let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    match digits.then(|| t.parse::<u32>()) {
+        Some(Ok(n)) => Ok(n),
+        _ => Err(BadAnswer(format!(
+            "solution count {t:?} is not a non-negative integer"
+        ))),
+    }
 }
 
 /// Splits one CSV row into fields (quotes and doubled quotes handled).
@@ -133,18 +143,34 @@ pub fn parse_answer(format: AnswerFormat, text: &[u8]) -> Result<Claim, BadAnswe
         AnswerFormat::Jsonl => {
             let v: serde_json::Value =
                 serde_json::from_str(&text).map_err(|e| BadAnswer(format!("bad JSON: {e}")))?;
-            let status = match v.get("status").and_then(|s| s.as_str()) {
+            let serde_json::Value::Object(fields) = v else {
+                return Err(BadAnswer("not a JSON object".into()));
+            };
+            // A field that is present must have its type: a count of
+            // `"1"`, `1.0` or `-1` is a lie about the format, not a count.
+            let text_field = |name: &str| -> Result<Option<&str>, BadAnswer> {
+                match fields.get(name) {
+                    None | Some(serde_json::Value::Null) => Ok(None),
+                    Some(serde_json::Value::String(s)) => Ok(Some(s)),
+                    Some(other) => Err(BadAnswer(format!("\"{name}\" is not a string: {other}"))),
+                }
+            };
+            let status = match text_field("status")? {
                 Some(s) => status_field(s)?,
                 None => None,
             };
-            let solutions = v
-                .get("solutions")
-                .and_then(|n| n.as_u64())
-                .map(|n| n.min(u64::from(u32::MAX)) as u32);
-            let solution = v
-                .get("solution")
-                .and_then(|s| s.as_str())
-                .and_then(solution_field);
+            let solutions = match fields.get("solutions") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(n) => Some(
+                    n.as_u64()
+                        .filter(|_| n.is_u64())
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| {
+                            BadAnswer(format!("\"solutions\" is not a non-negative integer: {n}"))
+                        })?,
+                ),
+            };
+            let solution = text_field("solution")?.and_then(solution_field);
             Ok(Claim {
                 status,
                 solutions,
@@ -155,31 +181,34 @@ pub fn parse_answer(format: AnswerFormat, text: &[u8]) -> Result<Claim, BadAnswe
 }
 
 /// Reads the answer that follows a puzzle on its own line: after the 81
-/// cells, a separator, then `solution` (`puzzle,solution`, Kaggle CSV) or
-/// `count:solution` (`puzzle:count:solution`). `None` when the line carries
-/// nothing after the puzzle.
-pub fn embedded_answer(line: &[u8]) -> Option<Claim> {
+/// cells, a separator, then `solution` (`puzzle,solution`, the Kaggle CSV,
+/// `puzzle,solution,clues,difficulty`) or `count:solution`
+/// (`puzzle:count:solution`). Fields after the solution are ignored. A
+/// field is taken as a count only when it is shorter than a grid and
+/// another field follows it. `None` when the line carries nothing after the
+/// puzzle.
+pub fn embedded_answer(line: &[u8]) -> Result<Claim, BadAnswer> {
+    let none = || BadAnswer("no answer follows the puzzle".into());
     let text = String::from_utf8_lossy(line);
     let t = text.trim();
     // The puzzle's 81 cells end before the first separator.
-    let cut = t.find([',', ':', ';', '\t', ' '])?;
+    let cut = t.find([',', ':', ';', '\t', ' ']).ok_or_else(none)?;
     let rest: Vec<&str> = t[cut + 1..]
         .split([',', ':', ';', '\t', ' '])
         .filter(|f| !f.is_empty())
         .collect();
+    let solution = |s: &str| Some(Grid::parse_line(s.as_bytes()));
     match rest.as_slice() {
-        [] => None,
-        [solution] => Some(Claim {
-            solution: Some(Grid::parse_line(solution.as_bytes())),
-            ..Claim::default()
-        }),
-        [count, solution, ..] if count.bytes().all(|b| b.is_ascii_digit()) => Some(Claim {
-            solutions: count.parse().ok(),
-            solution: Some(Grid::parse_line(solution.as_bytes())),
-            ..Claim::default()
-        }),
-        [solution, ..] => Some(Claim {
-            solution: Some(Grid::parse_line(solution.as_bytes())),
+        [] => Err(none()),
+        [count, next, ..] if count.len() < CELLS && count.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(Claim {
+                solutions: Some(parse_count(count)?),
+                solution: solution(next),
+                ..Claim::default()
+            })
+        }
+        [first, ..] => Ok(Claim {
+            solution: solution(first),
             ..Claim::default()
         }),
     }
@@ -214,7 +243,15 @@ pub enum Failure {
     /// The answer says unsolvable, but the puzzle has a solution.
     HasSolution,
     /// The claimed count (or status) disagrees with the puzzle's count.
-    WrongCount { claimed: String, found: u32 },
+    /// `found` solutions were counted with the search stopped at `limit`,
+    /// so `found == limit` means "at least that many".
+    WrongCount {
+        claimed: String,
+        found: u32,
+        limit: u32,
+    },
+    /// The answer's status and count cannot both be true (`unique,3`).
+    Contradictory { status: Status, count: u32 },
     /// The answer has neither a solution nor a status that needs none.
     NoSolution { status: Status },
     /// `--unique`: the puzzle does not have exactly one solution.
@@ -226,6 +263,17 @@ fn count_words(n: u32) -> &'static str {
         0 => "no solution",
         1 => "exactly one solution",
         _ => "more than one solution",
+    }
+}
+
+/// `found` solutions counted by a search stopped at `limit`, in words.
+fn counted_words(found: u32, limit: u32) -> String {
+    match (found, found >= limit) {
+        (0, _) => "no solution".into(),
+        (1, false) => "exactly one solution".into(),
+        (1, true) => "at least one solution".into(),
+        (n, false) => format!("exactly {n} solutions"),
+        (n, true) => format!("at least {n} solutions"),
     }
 }
 
@@ -260,13 +308,22 @@ impl fmt::Display for Failure {
             ),
             Failure::NotInvalid => write!(f, "claimed invalid but no given repeats"),
             Failure::HasSolution => write!(f, "claimed unsolvable but has a solution"),
-            Failure::WrongCount { claimed, found } => {
+            Failure::WrongCount {
+                claimed,
+                found,
+                limit,
+            } => {
                 write!(
                     f,
                     "claimed {claimed} but the puzzle has {}",
-                    count_words(*found)
+                    counted_words(*found, *limit)
                 )
             }
+            Failure::Contradictory { status, count } => write!(
+                f,
+                "answer contradicts itself: status {} with {count} solutions",
+                status.word()
+            ),
             Failure::NoSolution { status } => {
                 write!(f, "claimed {} but gives no solution", status.word())
             }
@@ -318,6 +375,13 @@ pub fn check(
     claim: &Claim,
     options: CheckOptions,
 ) -> Result<(), Failure> {
+    if let (Some(status @ (Status::Malformed | Status::Invalid)), Some(n)) =
+        (claim.status, claim.solutions)
+    {
+        if n != 0 {
+            return Err(Failure::Contradictory { status, count: n });
+        }
+    }
     let puzzle = match (parsed, claim.status) {
         (Err(_), Some(Status::Malformed)) => return Ok(()),
         (Err(e), _) => return Err(Failure::PuzzleMalformed(e.clone())),
@@ -343,57 +407,80 @@ pub fn check(
         Some(Err(e)) => return Err(Failure::SolutionMalformed(e.clone())),
         None => None,
     };
-    // A count claimed next to `solved` only says one was found (limit 1);
-    // any other count claims the puzzle's number of solutions.
-    let count_claim = match claim.status {
-        Some(Status::Solved) => None,
-        _ => claim.solutions,
-    };
-    // What must be counted: a status or count claim, or --unique.
-    let needs_count = options.unique
-        || count_claim.is_some()
-        || matches!(
-            claim.status,
-            Some(Status::Unique | Status::Multiple | Status::Unsolvable)
-        );
+    let need = count_needed(claim, options)?;
     if solution.is_none() && !matches!(claim.status, Some(Status::Unsolvable)) {
         return Err(Failure::NoSolution {
             status: claim.status.unwrap_or(Status::Solved),
         });
     }
-    if !needs_count {
+    let Some(need) = need else {
         return Ok(());
+    };
+    // Count one past what is claimed, so "exactly n" can be told from "more".
+    let limit = match need {
+        Need::Exactly(n, _) => n.saturating_add(1),
+        Need::AtLeast(n, _) => n,
     }
-    let found = solver.solve(puzzle, 2).solutions;
-    match claim.status {
-        Some(Status::Unsolvable) if found > 0 => return Err(Failure::HasSolution),
-        Some(Status::Unique) if found != 1 => {
-            return Err(Failure::WrongCount {
-                claimed: "unique".into(),
-                found,
-            })
-        }
-        Some(Status::Multiple) if found != 2 => {
-            return Err(Failure::WrongCount {
-                claimed: "multiple".into(),
-                found,
-            })
-        }
+    .max(if options.unique { 2 } else { 1 });
+    let found = solver.solve(puzzle, limit).solutions;
+    let wrong = |claimed: &str| Failure::WrongCount {
+        claimed: claimed.to_string(),
+        found,
+        limit,
+    };
+    match need {
+        Need::Exactly(0, _) if found > 0 => return Err(Failure::HasSolution),
+        Need::Exactly(n, claimed) if found != n => return Err(wrong(&claimed)),
+        Need::AtLeast(n, claimed) if found < n => return Err(wrong(&claimed)),
         _ => {}
-    }
-    if let Some(n) = count_claim {
-        // Counts are capped at 2 when compared: 2 means "two or more".
-        if n.min(2) != found {
-            return Err(Failure::WrongCount {
-                claimed: format!("{n} solutions"),
-                found,
-            });
-        }
     }
     if options.unique && found != 1 {
         return Err(Failure::NotUnique { found });
     }
     Ok(())
+}
+
+/// A count an answer claims, and how it was put.
+enum Need {
+    /// Exactly this many solutions (`unique`, `unsolvable`, a bare count).
+    Exactly(u32, String),
+    /// At least this many: `multiple` with the count `solve` stopped at.
+    AtLeast(u32, String),
+}
+
+/// What must be counted to prove `claim` (`None`: nothing), or why its
+/// status and count contradict each other.
+///
+/// A count next to `solved` says one solution was found (limit 1), so it
+/// must be 1. `multiple` with count `n` is what `solve --limit n` writes
+/// when the search stopped at its limit: at least `n` (2 or more)
+/// solutions. Any other count is exact.
+fn count_needed(claim: &Claim, options: CheckOptions) -> Result<Option<Need>, Failure> {
+    let contradiction = |status, count| Err(Failure::Contradictory { status, count });
+    let need = match (claim.status, claim.solutions) {
+        (Some(Status::Solved), Some(n)) if n != 1 => return contradiction(Status::Solved, n),
+        (Some(Status::Unique), Some(n)) if n != 1 => return contradiction(Status::Unique, n),
+        (Some(Status::Unsolvable), Some(n)) if n != 0 => {
+            return contradiction(Status::Unsolvable, n)
+        }
+        (Some(Status::Multiple), Some(n)) if n < 2 => return contradiction(Status::Multiple, n),
+        (Some(Status::Solved), _) => None,
+        (Some(Status::Unique), _) => Some(Need::Exactly(1, "unique".into())),
+        (Some(Status::Unsolvable), _) => Some(Need::Exactly(0, "unsolvable".into())),
+        (Some(Status::Multiple), n) => {
+            let n = n.unwrap_or(2);
+            Some(Need::AtLeast(
+                n,
+                format!("multiple ({n} or more solutions)"),
+            ))
+        }
+        (_, Some(n)) => Some(Need::Exactly(n, format!("{n} solutions"))),
+        (_, None) => None,
+    };
+    Ok(match need {
+        None if options.unique => Some(Need::AtLeast(1, "a solution".into())),
+        need => need,
+    })
 }
 
 #[cfg(test)]
@@ -537,6 +624,107 @@ mod tests {
         assert_eq!(run(&empty, &line_claim(S), false), Ok(()));
     }
 
+    /// A puzzle with exactly `n` solutions (n = 2 or 3): the classic
+    /// puzzle's solution with the unavoidable sets opened up. Found by
+    /// blanking cells of a solution until the count is right.
+    fn puzzle_with(n: u32) -> (String, String) {
+        let mut s = FastSolver::new();
+        let mut cells: Vec<u8> = S.bytes().collect();
+        for i in 0..81 {
+            let keep = cells[i];
+            cells[i] = b'.';
+            let count = s.solve(&ok(std::str::from_utf8(&cells).unwrap()).unwrap(), 4);
+            if count.solutions > n {
+                cells[i] = keep;
+            } else if count.solutions == n {
+                let p = String::from_utf8(cells).unwrap();
+                let sol = count.solution.unwrap().to_string();
+                return (p, sol);
+            }
+        }
+        panic!("no puzzle with {n} solutions found");
+    }
+
+    #[test]
+    fn counts_are_compared_exactly() {
+        let (p3, s3) = puzzle_with(3);
+        let (p2, s2) = puzzle_with(2);
+        let csv = |row: &str| parse_answer(AnswerFormat::Csv { with_file: false }, row.as_bytes());
+        let claim = |row: String| csv(&row).unwrap();
+        // What `solve --limit 2` and `--limit 5` write for three solutions.
+        assert_eq!(
+            run(&p3, &claim(format!("1,x,multiple,2,{s3},0")), false),
+            Ok(())
+        );
+        assert_eq!(
+            run(&p3, &claim(format!("1,x,multiple,3,{s3},0")), false),
+            Ok(())
+        );
+        assert_eq!(run(&p3, &claim(format!("1,x,,3,{s3},0")), false), Ok(()));
+        // Lies about the count.
+        for row in [
+            format!("1,x,multiple,7,{s3},0"),
+            format!("1,x,,5,{s3},0"),
+            format!("1,x,,2,{s3},0"),
+        ] {
+            let e = run(&p3, &claim(row.clone()), false).unwrap_err();
+            assert!(matches!(e, Failure::WrongCount { .. }), "{row}: {e}");
+        }
+        let e = run(&p2, &claim(format!("1,x,multiple,3,{s2},0")), false).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "claimed multiple (3 or more solutions) but the puzzle has exactly 2 solutions"
+        );
+        let e = run(
+            &p3,
+            &embedded_answer(format!("{p3}:7:{s3}").as_bytes()).unwrap(),
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "claimed 7 solutions but the puzzle has exactly 3 solutions"
+        );
+        assert_eq!(
+            run(
+                &p3,
+                &embedded_answer(format!("{p3}:3:{s3}").as_bytes()).unwrap(),
+                false
+            ),
+            Ok(())
+        );
+        // A status and a count that cannot both hold.
+        for row in [
+            format!("1,x,unique,2,{s2},0"),
+            format!("1,x,solved,7,{s2},0"),
+            format!("1,x,multiple,1,{s2},0"),
+            "1,x,unsolvable,1,,0".to_string(),
+        ] {
+            let e = run(&p2, &claim(row.clone()), false).unwrap_err();
+            assert!(matches!(e, Failure::Contradictory { .. }), "{row}: {e}");
+        }
+        // Counts that are not non-negative integers are unreadable.
+        for bad in ["-1", "1.0", "+1", "1e3", "x"] {
+            assert!(csv(&format!("1,x,,{bad},{s2},0")).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn jsonl_fields_must_have_their_types() {
+        let row = |solutions: &str| {
+            format!(r#"{{"line":1,"status":"solved","solutions":{solutions},"solution":"{S}"}}"#)
+        };
+        assert!(parse_answer(AnswerFormat::Jsonl, row("1").as_bytes()).is_ok());
+        assert!(parse_answer(AnswerFormat::Jsonl, row("null").as_bytes()).is_ok());
+        for bad in ["\"1\"", "1.0", "-1", "4294967296", "true"] {
+            let e = parse_answer(AnswerFormat::Jsonl, row(bad).as_bytes()).unwrap_err();
+            assert!(e.0.contains("not a non-negative integer"), "{bad}: {e}");
+        }
+        let wrong_status = format!(r#"{{"status":1,"solution":"{S}"}}"#);
+        assert!(parse_answer(AnswerFormat::Jsonl, wrong_status.as_bytes()).is_err());
+        assert!(parse_answer(AnswerFormat::Jsonl, b"[1,2]").is_err());
+    }
+
     #[test]
     fn answers_are_read_in_every_form() {
         let csv = format!("in.txt,7,{P},unique,1,{S},0");
@@ -571,7 +759,12 @@ mod tests {
         assert_eq!(c.solution, Some(ok(S)));
         let c = embedded_answer(format!("{P}:1:{S}").as_bytes()).unwrap();
         assert_eq!((c.solutions, c.solution), (Some(1), Some(ok(S))));
-        assert_eq!(embedded_answer(P.as_bytes()), None);
+        assert!(embedded_answer(P.as_bytes()).is_err());
+        // `puzzle,solution,clues,difficulty`: the solution is 81 digits,
+        // not a count, and the columns after it are ignored.
+        let c = embedded_answer(format!("{P},{S},30,1.5").as_bytes()).unwrap();
+        assert_eq!((c.solutions, &c.solution), (None, &Some(ok(S))));
+        assert_eq!(run(P, &c, true), Ok(()));
         assert_eq!(
             run(
                 P,

@@ -95,8 +95,11 @@ fn bad_input_gets_one_correct_row_per_record_and_exit_0() {
     let dir = tempfile::tempdir().unwrap();
     let (data, expect) = bad_input();
     let file = write(dir.path(), "bad.txt", &data);
+    // `--input line`: a NUL byte near the top makes a file binary, refused
+    // unless line form is asked for (see `binary_files_are_refused`).
     let out = batchdoku()
         .args(["solve", "--limit", "2", "--format", "csv", "-j", "2"])
+        .args(["--input", "line"])
         .arg(&file)
         .assert()
         .success()
@@ -129,7 +132,11 @@ fn bad_input_gets_one_correct_row_per_record_and_exit_0() {
         }
     }
     // The same file in line form: one line per record, the same statuses.
-    let lines = stdout_of(batchdoku().args(["solve", "--limit", "2", "-q"]).arg(&file));
+    let lines = stdout_of(
+        batchdoku()
+            .args(["solve", "--limit", "2", "-q", "--input", "line"])
+            .arg(&file),
+    );
     let words: Vec<&str> = lines.lines().collect();
     assert_eq!(words.len(), expect.len());
     for (w, (_, status)) in words.iter().zip(&expect) {
@@ -415,21 +422,64 @@ fn stats_json_and_strict_mode() {
         .success();
 }
 
+/// Runs `batchdoku ARGS` with standard input held open and empty (name
+/// `-` among the inputs), interrupts it with SIGINT while it waits there,
+/// then closes standard input: a real interrupted run, at a known point
+/// (every earlier input read), that leaves `OUT.partial` and the record of
+/// its run. Returns the run's stderr.
+#[cfg(unix)]
+fn interrupt_while_reading_stdin(args: &[&std::ffi::OsStr]) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("batchdoku");
+    let mut child = std::process::Command::new(&bin)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    drop(stdin);
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr).to_string();
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    stderr
+}
+
+#[cfg(unix)]
 #[test]
 fn resume_finishes_a_partial_file_without_losing_or_redoing_records() {
     let dir = tempfile::tempdir().unwrap();
     let sample = std::fs::read_to_string(sample_path()).unwrap();
     let f = write(dir.path(), "in.txt", &sample);
     for format in ["line", "csv", "jsonl"] {
+        let out = dir.path().join(format!("out.{format}"));
+        let args = |out: &Path| -> Vec<std::ffi::OsString> {
+            vec![
+                "solve".into(),
+                "--format".into(),
+                format.into(),
+                "-o".into(),
+                out.into(),
+                f.clone().into(),
+                "-".into(),
+            ]
+        };
         let full = dir.path().join(format!("full.{format}"));
         batchdoku()
-            .args(["solve", "-q", "--format", format, "-o"])
-            .arg(&full)
-            .arg(&f)
+            .args(args(&full))
+            .write_stdin("")
             .assert()
             .success();
         let full_text = std::fs::read_to_string(&full).unwrap();
-        // A partial file as a killed run leaves it: 1,234 whole records
+        // A real interrupted run leaves the partial and its run record ...
+        let a = args(&out);
+        interrupt_while_reading_stdin(&a.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+        // ... cut here, as a killed run leaves it: 1,234 whole records
         // (plus the csv header) and half of the next one.
         let head = usize::from(format == "csv");
         let lines: Vec<&str> = full_text.lines().collect();
@@ -438,12 +488,11 @@ fn resume_finishes_a_partial_file_without_losing_or_redoing_records() {
             .map(|l| format!("{l}\n"))
             .collect();
         partial += &lines[head + 1234][..20];
-        let out = dir.path().join(format!("out.{format}"));
         std::fs::write(format!("{}.partial", out.display()), partial).unwrap();
         batchdoku()
-            .args(["solve", "--resume", "--format", format, "-o"])
-            .arg(&out)
-            .arg(&f)
+            .args(args(&out))
+            .arg("--resume")
+            .write_stdin("")
             .assert()
             .success()
             .stderr(predicate::str::contains("resuming after 1234 records"))
@@ -454,6 +503,7 @@ fn resume_finishes_a_partial_file_without_losing_or_redoing_records() {
             "{format}"
         );
         assert!(!Path::new(&format!("{}.partial", out.display())).exists());
+        assert!(!Path::new(&format!("{}.partial.run", out.display())).exists());
     }
 }
 
@@ -497,7 +547,9 @@ fn ctrl_c_keeps_a_partial_file_that_resume_completes() {
             "{stderr}"
         );
         batchdoku()
-            .args(["solve", "-q", "--resume", "-j", "2", "-o"])
+            .args([
+                "solve", "-q", "--resume", "--solver", "mrv", "-j", "2", "-o",
+            ])
             .arg(&out)
             .arg(&f)
             .assert()

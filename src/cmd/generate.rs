@@ -85,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         symmetry: args.symmetry,
     };
     let pool = super::thread_pool(args.threads)?;
-    let mut output = Output::create(args.output.as_deref())?;
+    let mut output = Output::create(args.output.as_deref(), None)?;
     let progress = Progress::counter(&args.progress, args.quiet, args.count);
     let started = Instant::now();
     let mut written = 0u64;

@@ -2,10 +2,10 @@
 //! files and standard input, cut into chunks on record boundaries, with
 //! --resume skipping and Ctrl-C stopping.
 
+use super::output::partial_name;
 use anyhow::{bail, Context};
-use batchdoku::input::{
-    complete_prefix, count_newlines, detect, skip_records, ChunkSplitter, InputFormat,
-};
+use batchdoku::input::{detect, skip_records, ChunkSplitter, InputFormat, StreamChunks};
+use batchdoku::mapfile::MappedFile;
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read};
@@ -29,8 +29,8 @@ pub(super) fn chunk_bytes(input: usize, threads: usize) -> usize {
     (input / (threads * 8)).clamp(SMALLEST_CHUNK, 256 << 10)
 }
 
-/// Bytes read from standard input per chunk.
-pub(super) const STDIN_CHUNK: usize = 256 << 10;
+/// Bytes at the top of an input looked at for NUL bytes.
+const BINARY_PROBE: usize = 64 << 10;
 
 /// The form `--input auto|line|grid` asks for (`None`: detect per input).
 pub(super) fn forced_format(input: &str) -> Option<InputFormat> {
@@ -51,66 +51,167 @@ pub(super) fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
     paths.iter().map(|p| Source::open(p)).collect()
 }
 
-/// Maps a file read-only; `None` for an empty file (which cannot be mapped).
-pub(super) fn map_file(path: &Path) -> anyhow::Result<Option<memmap2::Mmap>> {
-    let name = path.display();
-    let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
-    let meta = file
-        .metadata()
-        .with_context(|| format!("cannot read {name}"))?;
-    if meta.is_dir() {
-        bail!("{name} is a directory");
-    }
-    if meta.len() == 0 {
-        return Ok(None);
-    }
-    // SAFETY: the map is only read. If another process truncates the file
-    // while we run, reading the lost pages faults (SIGBUS), the documented
-    // risk of every mapped reader; we never write through it, and the bytes
-    // are only copied out or parsed.
-    let map = unsafe { memmap2::Mmap::map(&file) }.with_context(|| format!("cannot map {name}"))?;
-    Ok(Some(map))
-}
-
-/// One input as the engine sees it.
+/// One input as the engine sees it: a regular file, memory-mapped, or a
+/// stream read in pieces (standard input, a pipe, a FIFO, a device, a
+/// `/proc` file: anything that is not a regular file, whose size says
+/// nothing of its contents).
 pub(super) enum Source {
     Mapped {
         name: String,
-        map: Option<memmap2::Mmap>,
+        path: PathBuf,
+        meta: std::fs::Metadata,
+        map: MappedFile,
     },
-    Stdin,
+    Stream {
+        name: String,
+        /// `None`: standard input.
+        file: Option<File>,
+        meta: Option<std::fs::Metadata>,
+    },
 }
 
 impl Source {
     pub(super) fn open(path: &Path) -> anyhow::Result<Source> {
         if path.as_os_str() == "-" {
-            return Ok(Source::Stdin);
+            return Ok(Source::Stream {
+                name: "-".into(),
+                file: None,
+                meta: None,
+            });
         }
         let name = path.display().to_string();
-        let map = map_file(path)?;
-        #[cfg(unix)]
-        if let Some(m) = &map {
-            let _ = m.advise(memmap2::Advice::Sequential);
+        let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
+        let meta = file
+            .metadata()
+            .with_context(|| format!("cannot read {name}"))?;
+        if meta.is_dir() {
+            bail!("{name} is a directory");
         }
-        Ok(Source::Mapped { name, map })
+        // Not a regular file, or one whose size says nothing (`/proc` files
+        // read as 0 bytes): read it as a stream, never as an empty map.
+        if !meta.is_file() || meta.len() == 0 {
+            return Ok(Source::Stream {
+                name,
+                file: Some(file),
+                meta: Some(meta),
+            });
+        }
+        let map = MappedFile::new(file).with_context(|| format!("cannot map {name}"))?;
+        map.advise_sequential();
+        Ok(Source::Mapped {
+            name,
+            path: path.to_path_buf(),
+            meta,
+            map,
+        })
     }
 
     pub(super) fn name(&self) -> &str {
         match self {
-            Source::Mapped { name, .. } => name,
-            Source::Stdin => "-",
+            Source::Mapped { name, .. } | Source::Stream { name, .. } => name,
         }
     }
 
+    /// Bytes known up front (0 for a stream), for the progress bar.
     pub(super) fn mapped_len(&self) -> u64 {
         match self {
-            Source::Mapped { map, .. } => map.as_ref().map_or(0, |m| m.len() as u64),
-            Source::Stdin => 0,
+            Source::Mapped { map, .. } => map.bytes().len() as u64,
+            Source::Stream { .. } => 0,
+        }
+    }
+
+    /// The file's device and inode, when it has them.
+    pub(super) fn file_id(&self) -> Option<(u64, u64)> {
+        match self {
+            Source::Mapped { meta, .. }
+            | Source::Stream {
+                meta: Some(meta), ..
+            } => file_id(meta),
+            Source::Stream { meta: None, .. } => std::fs::metadata("/dev/stdin")
+                .ok()
+                .as_ref()
+                .and_then(file_id),
+        }
+    }
+
+    /// Ok while the bytes read from this input can be trusted (a mapped
+    /// file that shrank while being read cannot).
+    pub(super) fn check(&self) -> anyhow::Result<()> {
+        match self {
+            Source::Mapped { name, map, .. } => map.check().with_context(|| name.clone()),
+            Source::Stream { .. } => Ok(()),
+        }
+    }
+
+    /// What identifies this input for `--resume`: its path, size and
+    /// modification time (a stream has only its name).
+    pub(super) fn identity(&self) -> serde_json::Value {
+        match self {
+            Source::Mapped { path, meta, .. } => serde_json::json!({
+                "path": std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()),
+                "size": meta.len(),
+                "modified_ns": modified_ns(meta),
+            }),
+            Source::Stream { name, .. } => serde_json::json!({ "stream": name }),
+        }
+    }
+
+    /// A reader over a stream input.
+    pub(super) fn reader(&self) -> Box<dyn Read + '_> {
+        match self {
+            Source::Stream { file: Some(f), .. } => Box::new(f),
+            _ => Box::new(io::stdin().lock()),
         }
     }
 }
 
-/// A chunk of work: borrowed from a map, or owned (read from stdin).
+/// Device and inode of a file.
+pub(super) fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        None
+    }
+}
+
+fn modified_ns(meta: &std::fs::Metadata) -> Option<u128> {
+    meta.modified()
+        .ok()?
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_nanos())
+}
+
+/// Refuses inputs that are the output file or its partial (reading a file
+/// while writing it, or truncating it on open, loses it).
+pub(super) fn refuse_output_as_input(sources: &[Source], output: &Path) -> anyhow::Result<()> {
+    let targets = [output.to_path_buf(), partial_name(output)];
+    for target in &targets {
+        let Some(id) = std::fs::metadata(target).ok().as_ref().and_then(file_id) else {
+            continue;
+        };
+        if !std::fs::metadata(target).is_ok_and(|m| m.is_file()) {
+            continue; // a device or FIFO written in place
+        }
+        for s in sources {
+            if s.file_id() == Some(id) {
+                bail!(
+                    "input {} is the same file as {}: the output would overwrite its own input",
+                    s.name(),
+                    target.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A chunk of work: borrowed from a map, or owned (read from a stream).
 pub(super) struct Job<'a> {
     pub(super) data: Cow<'a, [u8]>,
     /// Line number of the chunk's first line when `line_known`; else the
@@ -133,18 +234,19 @@ pub(super) enum Halt {
 /// Produces the jobs of all inputs in order, skipping `to_skip` records
 /// first (for --resume).
 pub(super) struct Jobs<'a> {
-    pub(super) sources: &'a [Source],
-    pub(super) forced: Option<InputFormat>,
-    pub(super) threads: usize,
+    sources: &'a [Source],
+    forced: Option<InputFormat>,
+    threads: usize,
     /// Whether chunks are numbered as they are cut: needed when output
     /// records carry line numbers (csv, jsonl), since workers write them,
     /// and when resuming. Otherwise workers number from 1 and the writer
     /// rebases, which spares this thread a pass over every input byte.
-    pub(super) count_lines: bool,
+    count_lines: bool,
+    /// Records still to skip (--resume).
     pub(super) to_skip: u64,
-    pub(super) current: usize,
-    pub(super) splitter: Option<ChunkSplitter<'a>>,
-    pub(super) stdin: Option<StdinChunks>,
+    current: usize,
+    splitter: Option<ChunkSplitter<'a>>,
+    stream: Option<(StreamChunks<Box<dyn Read + 'a>>, InputFormat)>,
 }
 
 impl<'a> Jobs<'a> {
@@ -165,7 +267,7 @@ impl<'a> Jobs<'a> {
             to_skip,
             current: 0,
             splitter: None,
-            stdin: None,
+            stream: None,
         }
     }
 
@@ -190,34 +292,32 @@ impl<'a> Jobs<'a> {
                 self.current += 1;
                 continue;
             }
-            if let Some(s) = &mut self.stdin {
+            if let Some((s, format)) = &mut self.stream {
                 match s.next_chunk() {
-                    Ok(Some((data, first_line, format))) => {
+                    Ok(Some(c)) => {
                         return Some(Ok(Job {
-                            data: Cow::Owned(data),
-                            first_line,
+                            data: Cow::Owned(c.data),
+                            first_line: c.first_line,
                             line_known: true,
-                            format,
+                            format: *format,
                             file: self.current,
                         }))
                     }
                     Ok(None) => {
-                        self.stdin = None;
+                        self.stream = None;
                         self.current += 1;
                         continue;
                     }
-                    Err(e) => {
-                        self.current = self.sources.len();
-                        return Some(Err(Halt::Read(
-                            anyhow::Error::new(e).context("cannot read standard input"),
-                        )));
-                    }
+                    Err(e) => return Some(Err(self.read_error(e))),
                 }
             }
-            match &self.sources[self.current] {
-                Source::Mapped { map: None, .. } => self.current += 1,
-                Source::Mapped { map: Some(m), .. } => {
-                    let data: &'a [u8] = m;
+            let source = &self.sources[self.current];
+            match source {
+                Source::Mapped { map, .. } => {
+                    let data: &'a [u8] = map.bytes();
+                    if let Err(e) = self.refuse_binary(data) {
+                        return Some(Err(e));
+                    }
                     let d = detect(data, self.forced);
                     let splitter = ChunkSplitter::new(
                         &data[d.start..],
@@ -232,9 +332,46 @@ impl<'a> Jobs<'a> {
                         splitter.without_line_numbers()
                     });
                 }
-                Source::Stdin => self.stdin = Some(StdinChunks::new(self.forced)),
+                Source::Stream { .. } => {
+                    let mut chunks = StreamChunks::new(source.reader());
+                    let d = match chunks.top() {
+                        Ok((top, _)) => match self.refuse_binary(top) {
+                            Ok(()) => detect(top, self.forced),
+                            Err(e) => return Some(Err(e)),
+                        },
+                        Err(e) => return Some(Err(self.read_error(e))),
+                    };
+                    chunks.consume(d.start);
+                    chunks.set_framing(d.format.into());
+                    self.stream = Some((chunks, d.format));
+                }
             }
         }
+    }
+
+    /// Like ripgrep, takes NUL bytes near the top for a binary file and
+    /// refuses it (unless `--input line` insists): a binary read as
+    /// puzzles gives hundreds of malformed records and no answer.
+    fn refuse_binary(&mut self, top: &[u8]) -> Result<(), Halt> {
+        let head = &top[..top.len().min(BINARY_PROBE)];
+        if self.forced == Some(InputFormat::Line) || memchr::memchr(0, head).is_none() {
+            return Ok(());
+        }
+        let name = self.sources[self.current].name();
+        let name = if name == "-" { "standard input" } else { name };
+        let halt = Halt::Read(anyhow::anyhow!(
+            "{name} looks like a binary file (it holds NUL bytes); --input line reads it anyway"
+        ));
+        self.current = self.sources.len();
+        Err(halt)
+    }
+
+    fn read_error(&mut self, e: io::Error) -> Halt {
+        let name = self.sources[self.current].name();
+        let name = if name == "-" { "standard input" } else { name };
+        let halt = Halt::Read(anyhow::Error::new(e).context(format!("cannot read {name}")));
+        self.current = self.sources.len();
+        halt
     }
 }
 
@@ -266,84 +403,6 @@ impl<'a> Iterator for Jobs<'a> {
                 job.first_line = line;
                 return Some(Ok(job));
             }
-        }
-    }
-}
-
-/// Standard input read in chunks that end on record boundaries, so memory
-/// stays bounded in a pipe.
-pub(super) struct StdinChunks {
-    forced: Option<InputFormat>,
-    /// Bytes read but not yet handed out.
-    carry: Vec<u8>,
-    /// Form and line number of `carry`, once the top was read.
-    state: Option<(InputFormat, u64)>,
-    eof: bool,
-}
-
-impl StdinChunks {
-    fn new(forced: Option<InputFormat>) -> Self {
-        StdinChunks {
-            forced,
-            carry: Vec::new(),
-            state: None,
-            eof: false,
-        }
-    }
-
-    /// Reads until `carry` holds at least `want` bytes or input ends.
-    fn fill(&mut self, want: usize) -> io::Result<()> {
-        let mut stdin = io::stdin().lock();
-        while !self.eof && self.carry.len() < want {
-            let start = self.carry.len();
-            self.carry.resize(want.max(start + 64 * 1024), 0);
-            match stdin.read(&mut self.carry[start..]) {
-                Ok(0) => {
-                    self.carry.truncate(start);
-                    self.eof = true;
-                }
-                Ok(n) => self.carry.truncate(start + n),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => self.carry.truncate(start),
-                Err(e) => {
-                    self.carry.truncate(start);
-                    return Err(e);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn next_chunk(&mut self) -> io::Result<Option<(Vec<u8>, u64, InputFormat)>> {
-        let mut want = STDIN_CHUNK;
-        loop {
-            self.fill(want)?;
-            let (format, line) = match self.state {
-                Some(s) => s,
-                None => {
-                    let d = detect(&self.carry, self.forced);
-                    self.carry.drain(..d.start);
-                    self.state = Some((d.format, d.first_line));
-                    (d.format, d.first_line)
-                }
-            };
-            if self.carry.is_empty() && self.eof {
-                return Ok(None);
-            }
-            let cut = if self.eof {
-                self.carry.len()
-            } else {
-                complete_prefix(&self.carry, format)
-            };
-            if cut == 0 {
-                // One record longer than what we hold: read on.
-                want = self.carry.len() * 2;
-                continue;
-            }
-            let rest = self.carry.split_off(cut);
-            let data = std::mem::replace(&mut self.carry, rest);
-            let lines = count_newlines(&data);
-            self.state = Some((format, line + lines));
-            return Ok(Some((data, line, format)));
         }
     }
 }

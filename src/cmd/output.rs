@@ -3,7 +3,7 @@
 //! short never leaves a file that looks finished. A kept `OUT.partial` can be
 //! continued with `--resume`.
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -14,10 +14,24 @@ const OUTPUT_BUFFER: usize = 64 << 10;
 
 /// An output sink for one run.
 pub struct Output {
-    writer: Box<dyn Write>,
+    writer: Box<dyn Write + Send>,
+    /// What to call the output in messages, when not a partial file.
+    target: String,
     /// `(partial, final)` names for a file output.
     file: Option<(PathBuf, PathBuf)>,
 }
+
+/// The file beside `OUT.partial` that records what run made it (inputs and
+/// the options that shape the output), so `--resume` continues only the
+/// same run.
+pub fn run_record_name(path: &Path) -> PathBuf {
+    let mut name = partial_name(path).into_os_string();
+    name.push(".run");
+    PathBuf::from(name)
+}
+
+/// How the records already in an output are counted.
+pub type RecordCounter = fn(&[u8]) -> (u64, usize);
 
 /// The temporary name a file output is written under.
 pub fn partial_name(path: &Path) -> PathBuf {
@@ -33,16 +47,17 @@ fn is_stdout(path: Option<&Path>) -> bool {
 /// What `--resume` found in an existing partial output.
 pub struct Resumed {
     pub output: Output,
-    /// Complete output lines already in the file (headers included).
-    pub lines: u64,
+    /// Complete output records already in the file (a header included).
+    pub records: u64,
 }
 
 impl Output {
     /// Standard output for `None` or `-`, else a new file at `path`. An
     /// existing path that is not a regular file (`/dev/null`, a FIFO, a
     /// terminal) is written in place: renaming over it would replace the
-    /// device or pipe with a plain file.
-    pub fn create(path: Option<&Path>) -> anyhow::Result<Output> {
+    /// device or pipe with a plain file. With `run`, a file output gets the
+    /// record of its run beside its partial, for `--resume`.
+    pub fn create(path: Option<&Path>, run: Option<&serde_json::Value>) -> anyhow::Result<Output> {
         if is_stdout(path) {
             return Ok(Output::stdout());
         }
@@ -54,42 +69,78 @@ impl Output {
                 .with_context(|| format!("cannot open {}", path.display()))?;
             return Ok(Output {
                 writer: Box::new(BufWriter::with_capacity(OUTPUT_BUFFER, f)),
+                target: path.display().to_string(),
                 file: None,
             });
         }
         let partial = partial_name(path);
+        let record = run_record_name(path);
+        match run {
+            Some(run) => std::fs::write(&record, serde_json::to_string_pretty(run)? + "\n")
+                .with_context(|| format!("cannot write {}", record.display()))?,
+            None => {
+                let _ = std::fs::remove_file(&record);
+            }
+        }
         let f = File::create(&partial)
             .with_context(|| format!("cannot create {}", partial.display()))?;
         Ok(Output::file(f, partial, path))
     }
 
-    /// Reopens `OUT.partial` to append to it, after cutting off a last line
-    /// left unfinished (a run killed in the middle of a write). `None` when
-    /// there is no partial file to continue.
-    pub fn resume(path: &Path) -> anyhow::Result<Option<Resumed>> {
+    /// Reopens `OUT.partial` to append to it, after checking that it was
+    /// made by the same run (`run`, against the record beside it) and
+    /// cutting off a last record left unfinished (a run killed in the
+    /// middle of a write). `count` finds the whole records of the output's
+    /// format and where they end. `None` when there is no partial file.
+    pub fn resume(
+        path: &Path,
+        run: &serde_json::Value,
+        count: RecordCounter,
+    ) -> anyhow::Result<Option<Resumed>> {
         let partial = partial_name(path);
         let mut f = match OpenOptions::new().read(true).write(true).open(&partial) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e).with_context(|| format!("cannot open {}", partial.display())),
         };
+        let record = run_record_name(path);
+        let made_by: serde_json::Value = match std::fs::read(&record) {
+            Ok(text) => serde_json::from_slice(&text)
+                .with_context(|| format!("cannot read {}", record.display()))?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => bail!(
+                "cannot resume {}: {} is missing, so nothing says which run made it; \
+                 remove the partial file or run without --resume",
+                partial.display(),
+                record.display()
+            ),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", record.display())),
+        };
+        let differences = differences(&made_by, run);
+        if !differences.is_empty() {
+            bail!(
+                "cannot resume {}: it was made by a different run ({}); \
+                 run the same command as before, or without --resume to start over",
+                partial.display(),
+                differences.join("; ")
+            );
+        }
         let mut text = Vec::new();
         f.read_to_end(&mut text)
             .with_context(|| format!("cannot read {}", partial.display()))?;
-        let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-        let lines = text[..keep].iter().filter(|&&b| b == b'\n').count() as u64;
+        let (records, keep) = count(&text);
         f.set_len(keep as u64)
             .and_then(|_| f.seek(SeekFrom::End(0)))
             .with_context(|| format!("cannot truncate {}", partial.display()))?;
         Ok(Some(Resumed {
             output: Output::file(f, partial, path),
-            lines,
+            records,
         }))
     }
 
     fn file(f: File, partial: PathBuf, path: &Path) -> Output {
         Output {
             writer: Box::new(BufWriter::with_capacity(OUTPUT_BUFFER, f)),
+            target: path.display().to_string(),
             file: Some((partial, path.to_path_buf())),
         }
     }
@@ -97,7 +148,16 @@ impl Output {
     fn stdout() -> Output {
         Output {
             writer: Box::new(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout())),
+            target: "standard output".into(),
             file: None,
+        }
+    }
+
+    /// The output's name for messages: its path, or "standard output".
+    pub fn target(&self) -> String {
+        match &self.file {
+            Some((partial, _)) => partial.display().to_string(),
+            None => self.target.clone(),
         }
     }
 
@@ -117,17 +177,78 @@ impl Output {
     }
 
     /// Flushes and, for a file, renames it to its final name.
-    pub fn finish(mut self) -> anyhow::Result<()> {
-        self.writer.flush().with_context(|| match &self.file {
-            Some((partial, _)) => format!("cannot write {}", partial.display()),
-            None => "cannot write to standard output".to_string(),
-        })?;
-        drop(self.writer);
-        if let Some((partial, path)) = &self.file {
-            std::fs::rename(partial, path).with_context(|| {
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        let target = self.target();
+        self.writer
+            .flush()
+            .with_context(|| format!("cannot write {target}"))?;
+        // Close the file before it is renamed.
+        drop(std::mem::replace(&mut self.writer, Box::new(io::sink())));
+        if let Some((partial, path)) = self.file.take() {
+            std::fs::rename(&partial, &path).with_context(|| {
                 format!("cannot rename {} to {}", partial.display(), path.display())
             })?;
+            let _ = std::fs::remove_file(run_record_name(&path));
         }
         Ok(())
+    }
+}
+
+/// What differs between the run that made a partial output and this one,
+/// field by field (inputs one by one), in words.
+fn differences(was: &serde_json::Value, now: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    let mut out = Vec::new();
+    let (Value::Object(was), Value::Object(now)) = (was, now) else {
+        return vec!["the run record is not a JSON object".into()];
+    };
+    let mut keys: Vec<&String> = was.keys().chain(now.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for key in keys {
+        let (a, b) = (was.get(key), now.get(key));
+        if a == b {
+            continue;
+        }
+        match (key.as_str(), a, b) {
+            ("inputs", Some(Value::Array(a)), Some(Value::Array(b))) => {
+                if a.len() != b.len() {
+                    out.push(format!("{} inputs then, {} now", a.len(), b.len()));
+                }
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    if x != y {
+                        out.push(format!("input {}: was {x}, now {y}", i + 1));
+                    }
+                }
+            }
+            _ => out.push(format!(
+                "{key}: was {}, now {}",
+                a.unwrap_or(&Value::Null),
+                b.unwrap_or(&Value::Null)
+            )),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_name_each_field_and_input() {
+        let was = serde_json::json!({"format": "csv", "limit": 1,
+            "inputs": [{"path": "a", "size": 10}, {"path": "b", "size": 5}]});
+        let now = serde_json::json!({"format": "line", "limit": 1,
+            "inputs": [{"path": "a", "size": 3}, {"path": "b", "size": 5}]});
+        assert_eq!(
+            differences(&was, &now),
+            vec![
+                "format: was \"csv\", now \"line\"".to_string(),
+                "input 1: was {\"path\":\"a\",\"size\":10}, now {\"path\":\"a\",\"size\":3}"
+                    .to_string()
+            ]
+        );
+        assert!(differences(&was, &was).is_empty());
     }
 }

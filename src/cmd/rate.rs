@@ -1,14 +1,16 @@
 //! `batchdoku rate`: give each puzzle a difficulty.
 
-use super::inputs::{forced_format, open_sources, Halt, Job, Jobs, Source, INTERRUPTED};
+use super::inputs::{
+    forced_format, open_sources, refuse_output_as_input, Halt, Job, Jobs, Source, INTERRUPTED,
+};
 use super::output::Output;
 use super::progress::Progress;
 use anyhow::Context;
-use batchdoku::batch::csv_field;
+use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
 use batchdoku::input::records;
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
-use batchdoku::solver::FastSolver;
+use batchdoku::solver::{FastSolver, Solver};
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -74,6 +76,7 @@ struct Rated {
     out: Vec<u8>,
     tally: Tally,
     bytes: usize,
+    file: usize,
     records: u64,
     complete: bool,
 }
@@ -86,7 +89,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let jsonl = args.format == "jsonl";
     let pool = super::thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
-    let mut output = Output::create(args.output.as_deref())?;
+    if let Some(path) = &args.output {
+        refuse_output_as_input(&sources, path)?;
+    }
+    let mut output = Output::create(args.output.as_deref(), None)?;
     if !jsonl {
         let file = if several { "file," } else { "" };
         output
@@ -109,6 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         threads * 4,
         |job: Job<'_>| {
             let mut solver = FastSolver::new();
+            solver.set_stop(Some(&INTERRUPTED));
             let mut out = buffers.take(job.data.len() * 2);
             let mut t = Tally::default();
             let mut n = 0;
@@ -123,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let (puzzle, solutions, guesses, inference, class) = match rec.grid {
                     Err(_) => {
                         t.malformed += 1;
-                        let raw = String::from_utf8_lossy(rec.raw).to_string();
+                        let raw = one_line(rec.raw, Some(RAW_SHOWN));
                         (raw, 0, 0, "malformed", "malformed")
                     }
                     Ok(g) if g.validate().is_err() => {
@@ -132,6 +139,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     }
                     Ok(g) => {
                         let r = rate(&mut solver, &g);
+                        if solver.stopped() {
+                            // Ctrl-C cut the search short: not rated.
+                            n -= 1;
+                            complete = false;
+                            break;
+                        }
                         t.classes[r.difficulty as usize] += 1;
                         if r.solutions != 1 {
                             t.not_unique += 1;
@@ -160,7 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     let _ = writeln!(out, "{obj}");
                 } else {
                     if let Some(f) = file {
-                        csv_field(f.as_bytes(), &mut out);
+                        csv_field(one_line(f.as_bytes(), None).as_bytes(), &mut out);
                         out.push(b',');
                     }
                     let _ = write!(out, "{},", rec.line);
@@ -172,11 +185,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 out,
                 tally: t,
                 bytes: job.data.len(),
+                file: job.file,
                 records: n,
                 complete,
             }
         },
         |done: Rated| {
+            // A mapped input that shrank gave zeros for what was cut off.
+            if let Err(e) = sources[done.file].check() {
+                return ControlFlow::Break(Halt::Read(e));
+            }
             if let Err(e) = output.write_all(&done.out) {
                 return ControlFlow::Break(Halt::Write(e));
             }

@@ -2,19 +2,22 @@
 //! input is streamed), cut into chunks on record boundaries, solved by a
 //! rayon pool and written back in input order.
 
-use super::inputs::{forced_format, open_sources, Halt, Job, Jobs, Source, INTERRUPTED};
-use super::output::{partial_name, Output};
+use super::inputs::{
+    forced_format, open_sources, refuse_output_as_input, Halt, Job, Jobs, Source, INTERRUPTED,
+};
+use super::output::{partial_name, Output, RecordCounter};
 use super::progress::Progress;
 use anyhow::Context;
 use batchdoku::batch::{solve_chunk, write_header, ChunkJob, ChunkReport, OutputFormat, Stats};
-use batchdoku::input::Chunk;
+use batchdoku::input::{count_csv_records, count_newlines, Chunk};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::SolverKind;
 use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// Solve every puzzle of the inputs, writing one output record per input
@@ -97,6 +100,36 @@ struct Done {
     input_bytes: usize,
 }
 
+/// What shapes this run's output, recorded beside `OUT.partial` so that
+/// `--resume` continues only the same run.
+fn run_record(args: &Args, sources: &[Source]) -> serde_json::Value {
+    serde_json::json!({
+        "batchdoku": env!("CARGO_PKG_VERSION"),
+        "command": "solve",
+        "format": args.format.to_string(),
+        "limit": args.limit,
+        "solver": args.solver.name(),
+        "input": args.input,
+        "inputs": sources.iter().map(Source::identity).collect::<Vec<_>>(),
+    })
+}
+
+/// Whole records in an output of `format` and the length they fill.
+fn record_counter(format: OutputFormat) -> RecordCounter {
+    match format {
+        // Quoted fields may hold line ends (not in what we write, but the
+        // count must not depend on that).
+        OutputFormat::Csv => count_csv_records,
+        OutputFormat::Line | OutputFormat::Jsonl => |text: &[u8]| {
+            let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+            (count_newlines(&text[..keep]), keep)
+        },
+    }
+}
+
+/// Records finished and written, for the message of a second Ctrl-C.
+static WRITTEN: AtomicU64 = AtomicU64::new(0);
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let forced = forced_format(&args.input);
     let sources = open_sources(&args.files)?;
@@ -104,44 +137,53 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let pool = super::thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
+    if let Some(path) = &args.output {
+        refuse_output_as_input(&sources, path)?;
+    }
+    let run = run_record(&args, &sources);
 
     // The output, fresh or continued.
-    let (mut output, already) = match (&args.output, args.resume) {
-        (Some(path), true) => match Output::resume(path)? {
+    let (output, already) = match (&args.output, args.resume) {
+        (Some(path), true) => match Output::resume(path, &run, record_counter(args.format))? {
             Some(r) => {
-                let header = u64::from(args.format == OutputFormat::Csv && r.lines > 0);
-                (r.output, r.lines - header)
+                let header = u64::from(args.format == OutputFormat::Csv && r.records > 0);
+                (r.output, r.records - header)
             }
             None => {
                 eprintln!(
                     "batchdoku: nothing to resume ({} not found); starting from the top",
                     partial_name(path).display()
                 );
-                (Output::create(Some(path))?, 0)
+                (Output::create(Some(path), Some(&run))?, 0)
             }
         },
-        (path, _) => (Output::create(path.as_deref())?, 0),
+        (path, _) => (Output::create(path.as_deref(), Some(&run))?, 0),
     };
+    let output = Arc::new(Mutex::new(output));
     if already == 0 {
         let mut header = Vec::new();
         write_header(args.format, several, &mut header);
-        output
+        lock(&output)
             .write_all(&header)
             .context("cannot write the output")?;
     } else if !args.quiet {
         eprintln!("batchdoku: resuming after {already} records");
     }
 
-    let _ = ctrlc::set_handler(|| {
+    WRITTEN.store(already, Ordering::SeqCst);
+    let for_handler = Arc::clone(&output);
+    let _ = ctrlc::set_handler(move || {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            // A second Ctrl-C: the user does not want to wait.
-            std::process::exit(130);
+            // A second Ctrl-C: the user does not want to wait. Keep what
+            // is finished (the writer holds the lock only while it writes a
+            // chunk and counts it, so what we flush is whole records).
+            second_interrupt(&for_handler);
         }
     });
 
     let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
     let progress = Progress::new(&args.progress, args.quiet, total_bytes);
-    let jobs = Jobs::new(
+    let mut jobs = Jobs::new(
         &sources,
         forced,
         threads,
@@ -161,7 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let result = run_ordered(
         &pool,
-        jobs,
+        &mut jobs,
         threads * 4,
         |job: Job<'_>| {
             let chunk = Chunk {
@@ -175,13 +217,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 format,
                 file: several.then(|| names[job.file].as_str()),
             };
-            let report = solve_chunk(
-                solver.build().as_mut(),
-                &chunk,
-                spec,
-                &INTERRUPTED,
-                &mut out,
-            );
+            let mut solver = solver.build();
+            solver.set_stop(Some(&INTERRUPTED));
+            let report = solve_chunk(solver.as_mut(), &chunk, spec, &INTERRUPTED, &mut out);
             Done {
                 out,
                 report,
@@ -192,11 +230,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
         },
         |done: Done| {
-            if let Err(e) = output.write_all(&done.out) {
-                return ControlFlow::Break(Halt::Write(e));
+            // A mapped input that shrank gave zeros for what was cut off:
+            // nothing read from it since can be trusted.
+            if let Err(e) = sources[done.file].check() {
+                return ControlFlow::Break(Halt::Read(e));
+            }
+            {
+                let mut out = lock(&output);
+                if let Err(e) = out.write_all(&done.out) {
+                    return ControlFlow::Break(Halt::Write(e));
+                }
+                written += done.report.stats.records;
+                WRITTEN.store(already + written, Ordering::SeqCst);
             }
             buffers.give(done.out);
-            written += done.report.stats.records;
             stats.merge(&done.report.stats);
             // `next_line[file]`: the line the next chunk of that file starts on.
             let start = if done.line_known {
@@ -230,6 +277,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     progress.finish();
     let seconds = started.elapsed().as_secs_f64();
 
+    // The Ctrl-C handler keeps its reference; it only locks, as we do.
+    let mut output = lock(&output);
+    // An input that ran out before the records already in the partial
+    // output were all skipped is not the input that made them.
+    let result = match (result, jobs.to_skip) {
+        (Ok(()), 0) => Ok(()),
+        (Ok(()), missing) => Err(Stop::Source(Halt::Read(anyhow::anyhow!(
+            "the inputs hold only {} records but the partial output holds {already}: \
+             they are not the inputs that made it",
+            already - missing
+        )))),
+        (Err(e), _) => Err(e),
+    };
     if let Err(stop) = result {
         let halt = match stop {
             Stop::Source(h) | Stop::Sink(h) => h,
@@ -241,38 +301,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
         }
-        let held = already + written;
-        let write_failed = matches!(halt, Halt::Write(_));
-        let kept = |what: &str| match output.partial_path() {
-            Some(p) => format!(
-                "{} {what}; run the same command with --resume to finish it",
+        let write_failed = matches!(halt, Halt::Write(_)) || flushed.is_err();
+        // After a failed write, what reached the file is counted there.
+        let held = match (write_failed, output.partial_path()) {
+            (true, Some(p)) => std::fs::read(p)
+                .ok()
+                .map(|text| record_counter(args.format)(&text).0)
+                .map(|n| n - u64::from(args.format == OutputFormat::Csv && n > 0)),
+            (true, None) => None,
+            (false, _) => Some(already + written),
+        };
+        let kept = match (output.partial_path(), held) {
+            (Some(p), Some(n)) => format!(
+                "{} holds the first {n} records; run the same command with --resume to finish it",
                 p.display()
             ),
-            None => "the output stops early".to_string(),
+            (Some(p), None) => format!(
+                "{} is kept, incomplete; run the same command with --resume to finish it",
+                p.display()
+            ),
+            (None, _) => format!("{} stops early", output.target()),
         };
-        match halt {
-            Halt::Interrupted => eprintln!(
-                "batchdoku: interrupted: {}",
-                kept(&format!("holds the first {held} records"))
+        match &halt {
+            Halt::Interrupted => eprintln!("batchdoku: interrupted: {kept}"),
+            Halt::Read(e) => eprintln!("batchdoku: error: {e:#}; {kept}"),
+            Halt::Write(e) => eprintln!(
+                "batchdoku: error: cannot write {}: {e}; {kept}",
+                output.target()
             ),
-            Halt::Read(e) => eprintln!(
-                "batchdoku: error: {e:#}; {}",
-                kept(&format!("holds the first {held} records"))
-            ),
-            Halt::Write(e) => {
-                let target = output
-                    .partial_path()
-                    .map_or("standard output".to_string(), |p| p.display().to_string());
-                // What reached the file before the error is unknown here;
-                // --resume counts it.
-                eprintln!(
-                    "batchdoku: error: cannot write {target}: {e}; {}",
-                    kept("is kept, incomplete")
-                );
-            }
         }
-        if let (Err(e), false) = (flushed, write_failed) {
-            eprintln!("batchdoku: error: the last records may be missing: {e}");
+        if let (Err(e), false) = (&flushed, matches!(halt, Halt::Write(_))) {
+            eprintln!(
+                "batchdoku: error: cannot write {}: {e}; the last records may be missing",
+                output.target()
+            );
         }
         if !args.quiet {
             print_summary(&stats, seconds, threads, solver);
@@ -301,6 +363,46 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Locks the output, whether or not a thread panicked holding it (the
+/// buffer is still whole records: the writer only adds whole chunks).
+fn lock(output: &Mutex<Output>) -> std::sync::MutexGuard<'_, Output> {
+    output.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The second Ctrl-C: flush the finished records and leave at once. If the
+/// writer is stuck inside a write (a full pipe), wait a moment, then leave
+/// without flushing and say so.
+fn second_interrupt(output: &Mutex<Output>) -> ! {
+    let deadline = Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        if let Ok(mut out) = output.try_lock() {
+            let held = WRITTEN.load(Ordering::SeqCst);
+            let flushed = out.flush();
+            match (out.partial_path(), flushed) {
+                (Some(p), Ok(())) => eprintln!(
+                    "\nbatchdoku: interrupted twice: {} holds the first {held} records; \
+                     run the same command with --resume to finish it",
+                    p.display()
+                ),
+                (None, Ok(())) => eprintln!(
+                    "\nbatchdoku: interrupted twice: {} stops after {held} records",
+                    out.target()
+                ),
+                (_, Err(e)) => eprintln!(
+                    "\nbatchdoku: interrupted twice: cannot write {}: {e}",
+                    out.target()
+                ),
+            }
+            std::process::exit(130);
+        }
+        if Instant::now() > deadline {
+            eprintln!("\nbatchdoku: interrupted twice while the output was being written; the last records may be missing");
+            std::process::exit(130);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 fn print_summary(s: &Stats, seconds: f64, threads: usize, solver: SolverKind) {

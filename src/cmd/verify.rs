@@ -1,15 +1,20 @@
 //! `batchdoku verify`: prove a file of answers right, or say exactly which
 //! record is wrong and why.
 
-use super::inputs::map_file;
-use anyhow::bail;
+use super::inputs::Source;
+use anyhow::{bail, Context};
 use batchdoku::grid::{Grid, ParseError};
-use batchdoku::input::{detect, is_skipped, records};
+use batchdoku::input::{
+    count_newlines, detect, is_skipped, record_text_end, records, Framing, InputFormat,
+    ParsedRecord, StreamChunks,
+};
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::verify::{
     check, detect_answers, embedded_answer, parse_answer, AnswerFormat, CheckOptions, Failure,
 };
 use batchdoku::SolverKind;
+use std::borrow::Cow;
+use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -55,13 +60,15 @@ const SHOWN: usize = 20;
 /// Records checked per parallel job.
 const BATCH: usize = 4096;
 
-/// One puzzle and its answer, as paired on the reading thread.
-struct Pair<'a> {
+/// One puzzle and its answer, as paired (and copied out of the inputs) on
+/// the reading thread.
+struct Pair {
     record: u64,
     puzzle_line: u64,
     puzzle: Result<Grid, ParseError>,
-    puzzle_raw: &'a [u8],
-    answer: Option<(u64, &'a [u8])>,
+    /// The puzzle's record text, kept when it carries its own answer.
+    puzzle_raw: Vec<u8>,
+    answer: Option<(u64, Vec<u8>)>,
 }
 
 /// A wrong answer, located.
@@ -72,85 +79,268 @@ struct Located {
     failure: Failure,
 }
 
-/// Answer records of an answers file: each non-blank, non-comment line after
-/// a header, with its line number.
-fn answer_lines(data: &[u8]) -> (AnswerFormat, impl Iterator<Item = (u64, &[u8])>) {
-    let mut lines = data
-        .split(|&b| b == b'\n')
-        .enumerate()
-        .map(|(i, l)| (i as u64 + 1, l.strip_suffix(b"\r").unwrap_or(l)))
-        .filter(|(_, l)| !is_skipped(l))
-        .peekable();
-    let (format, header) = match lines.peek() {
-        Some((_, first)) => detect_answers(first),
-        None => (AnswerFormat::Line, false),
-    };
-    if header {
-        lines.next();
+/// The bytes of an input, whole (mapped) or a chunk at a time (a stream),
+/// each with the line number of its first line.
+enum Chunks<'a> {
+    Whole(Option<(&'a [u8], u64)>),
+    Stream(StreamChunks<Box<dyn Read + 'a>>),
+}
+
+impl<'a> Chunks<'a> {
+    /// Opens `source`. `frame` looks at its top (for a stream, with leading
+    /// blank and comment lines dropped) and says how to cut it and how many
+    /// bytes of header to skip.
+    fn new(
+        source: &'a Source,
+        frame: impl FnOnce(&[u8]) -> (Framing, usize),
+    ) -> anyhow::Result<Chunks<'a>> {
+        match source {
+            Source::Mapped { map, .. } => {
+                let data = map.bytes();
+                let (_, skip) = frame(data);
+                let line = 1 + count_newlines(&data[..skip]);
+                Ok(Chunks::Whole(Some((&data[skip..], line))))
+            }
+            Source::Stream { .. } => {
+                let mut s = StreamChunks::new(source.reader());
+                let (top, _) = s.top().with_context(|| read_error(source))?;
+                let (framing, skip) = frame(top);
+                s.consume(skip);
+                s.set_framing(framing);
+                Ok(Chunks::Stream(s))
+            }
+        }
     }
-    (format, lines)
+
+    /// The next piece of input and its first line number.
+    fn next(&mut self, source: &Source) -> anyhow::Result<Option<(Cow<'a, [u8]>, u64)>> {
+        match self {
+            Chunks::Whole(data) => Ok(data.take().map(|(d, l)| (Cow::Borrowed(d), l))),
+            Chunks::Stream(s) => Ok(s
+                .next_chunk()
+                .with_context(|| read_error(source))?
+                .map(|c| (Cow::Owned(c.data), c.first_line))),
+        }
+    }
+}
+
+fn read_error(source: &Source) -> String {
+    match source.name() {
+        "-" => "cannot read standard input".into(),
+        name => format!("cannot read {name}"),
+    }
+}
+
+/// Where a reader is: the current piece of input, the offset reached in it
+/// and the line number there.
+struct Cursor<'a> {
+    source: &'a Source,
+    chunks: Chunks<'a>,
+    chunk: Cow<'a, [u8]>,
+    pos: usize,
+    line: u64,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(source: &'a Source, chunks: Chunks<'a>) -> Self {
+        Cursor {
+            source,
+            chunks,
+            chunk: Cow::Borrowed(&[]),
+            pos: 0,
+            line: 1,
+        }
+    }
+
+    /// Moves to the next piece when this one is used up; false at the end.
+    fn ready(&mut self) -> anyhow::Result<bool> {
+        while self.pos >= self.chunk.len() {
+            match self.chunks.next(self.source)? {
+                Some((chunk, line)) => {
+                    self.chunk = chunk;
+                    self.pos = 0;
+                    self.line = line;
+                }
+                None => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The puzzle records of an input, read a batch at a time.
+struct PuzzleReader<'a> {
+    at: Cursor<'a>,
+    format: InputFormat,
+}
+
+impl<'a> PuzzleReader<'a> {
+    fn new(source: &'a Source, forced: Option<InputFormat>) -> anyhow::Result<Self> {
+        let mut format = InputFormat::Line;
+        let chunks = Chunks::new(source, |top| {
+            let d = detect(top, forced);
+            format = d.format;
+            (d.format.into(), d.start)
+        })?;
+        Ok(PuzzleReader {
+            at: Cursor::new(source, chunks),
+            format,
+        })
+    }
+
+    /// Passes up to `n` records to `each`; returns how many there were.
+    fn read(&mut self, n: usize, mut each: impl FnMut(ParsedRecord<'_>)) -> anyhow::Result<usize> {
+        let mut got = 0;
+        while got < n && self.at.ready()? {
+            let mut recs = records(&self.at.chunk[self.at.pos..], self.at.line, self.format);
+            for rec in recs.by_ref().take(n - got) {
+                each(rec);
+                got += 1;
+            }
+            self.at.line = recs.next_line();
+            self.at.pos += recs.offset();
+        }
+        Ok(got)
+    }
+}
+
+/// The answer records of an answers input: each non-blank, non-comment
+/// line after a header, or each CSV record (which may span lines), with
+/// the line number it starts on.
+struct AnswerReader<'a> {
+    at: Cursor<'a>,
+    format: AnswerFormat,
+}
+
+impl<'a> AnswerReader<'a> {
+    fn new(source: &'a Source) -> anyhow::Result<Self> {
+        let mut format = AnswerFormat::Line;
+        let chunks = Chunks::new(source, |top| {
+            // The first record that is not blank or a comment tells the form.
+            let mut pos = 0;
+            while pos < top.len() {
+                let end = record_text_end(&top[pos..], false);
+                let line = trim_line_end(&top[pos..pos + end]);
+                if !is_skipped(line) {
+                    let (f, header) = detect_answers(line);
+                    format = f;
+                    let framing = match f {
+                        AnswerFormat::Csv { .. } => Framing::Csv,
+                        _ => Framing::Line,
+                    };
+                    return (framing, if header { pos + end } else { 0 });
+                }
+                pos += end;
+            }
+            (Framing::Line, 0)
+        })?;
+        Ok(AnswerReader {
+            at: Cursor::new(source, chunks),
+            format,
+        })
+    }
+
+    /// The next answer record: its first line number and its text.
+    fn next(&mut self) -> anyhow::Result<Option<(u64, Vec<u8>)>> {
+        let csv = matches!(self.format, AnswerFormat::Csv { .. });
+        while self.at.ready()? {
+            let rest = &self.at.chunk[self.at.pos..];
+            let end = record_text_end(rest, csv);
+            let text = trim_line_end(&rest[..end]);
+            let line = self.at.line;
+            self.at.line += count_newlines(&rest[..end]);
+            self.at.pos += end;
+            if !is_skipped(text) {
+                return Ok(Some((line, text.to_vec())));
+            }
+        }
+        Ok(None)
+    }
+}
+
+fn trim_line_end(text: &[u8]) -> &[u8] {
+    let text = text.strip_suffix(b"\n").unwrap_or(text);
+    text.strip_suffix(b"\r").unwrap_or(text)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let forced = super::inputs::forced_format(&args.input);
-    let puzzles_map = map_file(&args.puzzles)?;
-    let puzzles_data: &[u8] = puzzles_map.as_deref().unwrap_or(&[]);
-    let answers_map = match &args.answers {
-        Some(p) => map_file(p)?,
+    let puzzle_source = Source::open(&args.puzzles)?;
+    let answer_source = match &args.answers {
+        Some(p) => Some(Source::open(p)?),
         None => None,
     };
-    let answers_data: &[u8] = answers_map.as_deref().unwrap_or(&[]);
-
-    let d = detect(puzzles_data, forced);
-    let mut puzzles = records(&puzzles_data[d.start..], d.first_line, d.format);
-    let (answer_format, mut answers) = answer_lines(answers_data);
-    let separate = args.answers.is_some();
+    if answer_source.as_ref().is_some_and(|a| a.name() == "-") && puzzle_source.name() == "-" {
+        bail!("standard input (-) can be named only once");
+    }
+    let mut puzzles = PuzzleReader::new(&puzzle_source, forced)?;
+    let mut answers = match &answer_source {
+        Some(s) => Some(AnswerReader::new(s)?),
+        None => None,
+    };
+    let answer_format = answers.as_ref().map_or(AnswerFormat::Line, |a| a.format);
+    let separate = answers.is_some();
 
     let pool = super::thread_pool(args.threads)?;
     let started = Instant::now();
     let mut record = 0u64;
     let mut mismatch: Option<String> = None;
-    // Pairs are made on this thread (cheap line splitting) in batches that
-    // the pool checks in parallel.
+    let answers_name = args
+        .answers
+        .as_ref()
+        .unwrap_or(&args.puzzles)
+        .display()
+        .to_string();
+    let puzzles_name = args.puzzles.display().to_string();
+    // Pairs are made on this thread (cheap splitting and copying) in
+    // batches that the pool checks in parallel.
     let batches = std::iter::from_fn(|| {
         if mismatch.is_some() {
             return None;
         }
-        let mut batch = Vec::with_capacity(BATCH);
-        while batch.len() < BATCH {
-            let p = puzzles.next();
-            let a = if separate { answers.next() } else { None };
-            match (p, a) {
-                (None, None) => break,
-                (Some(p), a) => {
-                    if separate && a.is_none() {
+        let mut batch: Vec<Pair> = Vec::with_capacity(BATCH);
+        let read = puzzles.read(BATCH, |p| {
+            record += 1;
+            batch.push(Pair {
+                record,
+                puzzle_line: p.line,
+                puzzle: p.grid,
+                puzzle_raw: if separate { Vec::new() } else { p.raw.to_vec() },
+                answer: None,
+            });
+        });
+        if let Err(e) = read {
+            return Some(Err(e));
+        }
+        if let Some(answers) = &mut answers {
+            for i in 0..batch.len() {
+                match answers.next() {
+                    Ok(Some(a)) => batch[i].answer = Some(a),
+                    Ok(None) => {
+                        let done = batch[i].record - 1;
                         mismatch = Some(format!(
-                            "{} ran out after {record} records; {} has more",
-                            args.answers.as_ref().expect("separate").display(),
-                            args.puzzles.display()
+                            "{answers_name} ran out after {done} records; {puzzles_name} has more"
                         ));
+                        batch.truncate(i);
                         break;
                     }
-                    record += 1;
-                    batch.push(Pair {
-                        record,
-                        puzzle_line: p.line,
-                        puzzle: p.grid,
-                        puzzle_raw: p.raw,
-                        answer: a,
-                    });
+                    Err(e) => return Some(Err(e)),
                 }
-                (None, Some(_)) => {
-                    mismatch = Some(format!(
-                        "{} ran out after {record} records; {} has more",
-                        args.puzzles.display(),
-                        args.answers.as_ref().expect("separate").display()
-                    ));
-                    break;
+            }
+            if batch.len() < BATCH && mismatch.is_none() {
+                // The puzzles ran out: the answers must have too.
+                match answers.next() {
+                    Ok(Some(_)) => {
+                        mismatch = Some(format!(
+                            "{puzzles_name} ran out after {record} records; {answers_name} has more"
+                        ))
+                    }
+                    Ok(None) => {}
+                    Err(e) => return Some(Err(e)),
                 }
             }
         }
-        (!batch.is_empty()).then_some(Ok::<_, ()>(batch))
+        (!batch.is_empty()).then_some(Ok::<_, anyhow::Error>(batch))
     });
 
     let options = CheckOptions {
@@ -162,16 +352,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &pool,
         batches,
         pool.current_num_threads() * 4,
-        |batch: Vec<Pair<'_>>| {
+        |batch: Vec<Pair>| {
             let mut solver = SolverKind::Fast.build();
             let mut found = Vec::new();
             let n = batch.len() as u64;
             for pair in batch {
-                let claim = match pair.answer {
+                let claim = match &pair.answer {
                     Some((_, text)) => parse_answer(answer_format, text),
-                    None => embedded_answer(pair.puzzle_raw).ok_or_else(|| {
-                        batchdoku::verify::BadAnswer("no answer follows the puzzle".into())
-                    }),
+                    None => embedded_answer(&pair.puzzle_raw),
                 };
                 let outcome = match claim {
                     Ok(claim) => check(solver.as_mut(), &pair.puzzle, &claim, options),
@@ -181,7 +369,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     found.push(Located {
                         record: pair.record,
                         puzzle_line: pair.puzzle_line,
-                        answer_line: pair.answer.map(|(l, _)| l),
+                        answer_line: pair.answer.as_ref().map(|(l, _)| *l),
                         failure,
                     });
                 }
@@ -191,20 +379,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         |(n, found)| {
             checked += n;
             failures.extend(found);
-            ControlFlow::<()>::Continue(())
+            ControlFlow::Continue(())
         },
     );
-    if let Err(Stop::Source(()) | Stop::Sink(())) = result {
-        bail!("verification stopped early");
+    match result {
+        Ok(()) => {}
+        Err(Stop::Source(e)) => return Err(e),
+        Err(Stop::Sink(e)) => return Err(e),
+    }
+    // Bytes read from a map are trusted only if the file did not shrink
+    // under us (the fault guard would have given zeros).
+    puzzle_source.check()?;
+    if let Some(a) = &answer_source {
+        a.check()?;
     }
     let seconds = started.elapsed().as_secs_f64();
-    let answers_name = args
-        .answers
-        .as_ref()
-        .unwrap_or(&args.puzzles)
-        .display()
-        .to_string();
-    let puzzles_name = args.puzzles.display().to_string();
     let passed = checked - failures.len() as u64;
     if args.format == "json" {
         let list: Vec<serde_json::Value> = failures

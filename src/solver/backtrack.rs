@@ -3,8 +3,9 @@
 //! 1 to 9; a digit is allowed when the cell's row, column and box have not
 //! used it. No propagation, so hard puzzles can take seconds.
 
-use super::{Outcome, Solver};
+use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
 use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 /// Row-major backtracking over used-digit masks.
@@ -26,6 +27,8 @@ pub struct BacktrackSolver {
     /// When set, the search gives up once this instant has passed.
     deadline: Option<Instant>,
     timed_out: bool,
+    stop: Option<&'static AtomicBool>,
+    stopped: bool,
 }
 
 /// Guesses between two looks at the clock.
@@ -52,6 +55,8 @@ impl BacktrackSolver {
             guesses: 0,
             deadline: None,
             timed_out: false,
+            stop: None,
+            stopped: false,
         }
     }
 
@@ -115,6 +120,10 @@ impl BacktrackSolver {
             {
                 self.timed_out = true;
             }
+            if self.guesses % STOP_CHECK_EVERY == 0 && stop_requested(self.stop) {
+                self.stopped = true;
+                self.timed_out = true;
+            }
             if self.timed_out {
                 self.cells[i] = 0;
                 return true;
@@ -143,6 +152,7 @@ impl Solver for BacktrackSolver {
         self.first = None;
         self.guesses = 0;
         self.timed_out = false;
+        self.stopped = false;
         if self.load(puzzle) {
             self.fill(0);
         }
@@ -155,6 +165,14 @@ impl Solver for BacktrackSolver {
 
     fn name(&self) -> &'static str {
         "backtrack"
+    }
+
+    fn set_stop(&mut self, stop: Option<&'static AtomicBool>) {
+        self.stop = stop;
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped
     }
 }
 

@@ -36,9 +36,10 @@
 
 mod givens;
 
-use super::{Outcome, Solver};
+use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
 use crate::grid::{Grid, CELLS};
 use givens::Givens;
+use std::sync::atomic::AtomicBool;
 
 /// The 27 bits of a band.
 const BAND: u32 = (1 << 27) - 1;
@@ -634,6 +635,8 @@ pub struct FastSolver {
     found: u32,
     first: Option<Grid>,
     guesses: u64,
+    stop: Option<&'static AtomicBool>,
+    stopped: bool,
 }
 
 impl Default for FastSolver {
@@ -668,6 +671,11 @@ macro_rules! search_version {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
                 solver.guesses += 1;
+                if solver.guesses % STOP_CHECK_EVERY == 0 && stop_requested(solver.stop) {
+                    // Unwind as if the limit were reached; `stopped` says why.
+                    solver.stopped = true;
+                    return true;
+                }
                 if digits == 0 {
                     // The last candidate: the parent is not needed any more.
                     return state.place(d, b, bit).is_ok() && $search(solver, state);
@@ -719,6 +727,8 @@ impl FastSolver {
             found: 0,
             first: None,
             guesses: 0,
+            stop: None,
+            stopped: false,
         })
     }
 
@@ -734,6 +744,7 @@ impl FastSolver {
         self.found = 0;
         self.first = None;
         self.guesses = 0;
+        self.stopped = false;
         match self.isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: a solver holds `Isa::Avx2` only when `with_isa` saw
@@ -771,5 +782,13 @@ impl Solver for FastSolver {
 
     fn name(&self) -> &'static str {
         "fast"
+    }
+
+    fn set_stop(&mut self, stop: Option<&'static AtomicBool>) {
+        self.stop = stop;
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped
     }
 }

@@ -23,6 +23,7 @@ pub use mrv::MrvSolver;
 use crate::grid::Grid;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a solver found for one puzzle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +45,27 @@ pub trait Solver: Send {
 
     /// The variant's name as the command line spells it.
     fn name(&self) -> &'static str;
+
+    /// Makes later solves give up soon after `stop` is set (it is looked at
+    /// every [`STOP_CHECK_EVERY`] guesses): one puzzle can search for hours
+    /// (an empty grid counted to a billion solutions), and Ctrl-C must not
+    /// wait for it. `None` removes the flag.
+    fn set_stop(&mut self, stop: Option<&'static AtomicBool>);
+
+    /// True when the last solve gave up because the stop flag was set: its
+    /// outcome is incomplete and must not be reported.
+    fn stopped(&self) -> bool;
+}
+
+/// Guesses between two looks at a solver's stop flag: a relaxed atomic
+/// load every thousand guesses costs nothing measurable, and a thousand
+/// guesses take well under a millisecond.
+pub const STOP_CHECK_EVERY: u64 = 1 << 10;
+
+/// Whether the stop flag is set, for a solver that has one.
+#[inline]
+pub(crate) fn stop_requested(stop: Option<&AtomicBool>) -> bool {
+    stop.is_some_and(|s| s.load(Ordering::Relaxed))
 }
 
 /// The solver variants, for choosing one at run time.

@@ -5,8 +5,9 @@
 //! candidates (minimum remaining values), copying the 180-byte state per
 //! branch instead of keeping an undo log.
 
-use super::{Outcome, Solver};
+use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
 use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+use std::sync::atomic::AtomicBool;
 
 /// The 20 peers (same row, column or box) of every cell.
 static PEERS: [[u8; 20]; CELLS] = peers_table();
@@ -123,6 +124,8 @@ pub struct MrvSolver {
     found: u32,
     first: Option<Grid>,
     guesses: u64,
+    stop: Option<&'static AtomicBool>,
+    stopped: bool,
 }
 
 impl MrvSolver {
@@ -144,6 +147,10 @@ impl MrvSolver {
             let bit = digits & digits.wrapping_neg();
             digits &= !bit;
             self.guesses += 1;
+            if self.guesses % STOP_CHECK_EVERY == 0 && stop_requested(self.stop) {
+                self.stopped = true;
+                return true;
+            }
             let mut child = *state;
             if child.place(cell, bit) && self.search(&child) {
                 return true;
@@ -159,6 +166,7 @@ impl Solver for MrvSolver {
         self.found = 0;
         self.first = None;
         self.guesses = 0;
+        self.stopped = false;
         let mut state = State::FRESH;
         let consistent = puzzle
             .cells()
@@ -178,5 +186,13 @@ impl Solver for MrvSolver {
 
     fn name(&self) -> &'static str {
         "mrv"
+    }
+
+    fn set_stop(&mut self, stop: Option<&'static AtomicBool>) {
+        self.stop = stop;
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped
     }
 }
