@@ -1238,4 +1238,114 @@ mod tests {
         );
         assert_eq!(complete_prefix(b"no newline", InputFormat::Line), 0);
     }
+
+    /// Reads a stream whole through `StreamChunks`: the chunks, and the
+    /// records (line number, raw text) read from them.
+    fn stream(data: &[u8], framing: Framing) -> (Vec<StreamChunk>, Vec<(u64, Vec<u8>)>) {
+        let mut s = StreamChunks::new(data);
+        s.set_framing(framing);
+        let mut chunks = Vec::new();
+        while let Some(c) = s.next_chunk().unwrap() {
+            chunks.push(c);
+        }
+        let format = match framing {
+            Framing::Grid => InputFormat::Grid,
+            _ => InputFormat::Line,
+        };
+        let recs = chunks
+            .iter()
+            .flat_map(|c| records(&c.data, c.first_line, format))
+            .map(|r| (r.line, r.raw.to_vec()))
+            .collect();
+        (chunks, recs)
+    }
+
+    #[test]
+    fn streams_give_the_records_a_whole_read_gives() {
+        let mut data = String::new();
+        for i in 0..20_000 {
+            data += &format!("# {i}\n{P}\n\n");
+        }
+        let whole: Vec<(u64, Vec<u8>)> = records(data.as_bytes(), 1, InputFormat::Line)
+            .map(|r| (r.line, r.raw.to_vec()))
+            .collect();
+        let (chunks, got) = stream(data.as_bytes(), Framing::Line);
+        assert!(chunks.len() > 2);
+        assert_eq!(got, whole);
+        let grids: String = (0..10_000).map(|_| format!("{}\n", grid_text(P))).collect();
+        let whole: Vec<(u64, Vec<u8>)> = records(grids.as_bytes(), 1, InputFormat::Grid)
+            .map(|r| (r.line, r.raw.to_vec()))
+            .collect();
+        let (chunks, got) = stream(grids.as_bytes(), Framing::Grid);
+        assert!(chunks.len() > 2);
+        assert_eq!(got, whole);
+    }
+
+    fn grid_text(line: &str) -> String {
+        line.as_bytes()
+            .chunks(9)
+            .map(|r| format!("{}\n", std::str::from_utf8(r).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn streams_cut_long_lines_and_drop_comment_stretches() {
+        // A 5 MB line without a line end, then a puzzle: the long line is
+        // kept as its first MAX_LINE bytes, and line numbers stay right.
+        let mut data = vec![b'x'; 5 << 20];
+        data.extend_from_slice(format!("\n{P}\n").as_bytes());
+        let (chunks, got) = stream(&data, Framing::Line);
+        assert!(chunks
+            .iter()
+            .all(|c| c.data.len() <= STREAM_CHUNK + MAX_LINE + 1));
+        assert_eq!(got.len(), 2);
+        assert_eq!((got[0].0, got[0].1.len()), (1, MAX_LINE));
+        assert_eq!((got[1].0, got[1].1.as_slice()), (2, P.as_bytes()));
+        // Grid form: 20 MB of comments between two grids.
+        let mut data = grid_text(P).into_bytes();
+        let comments = "# comment\n".repeat(2_000_000);
+        data.extend_from_slice(comments.as_bytes());
+        data.extend_from_slice(grid_text(P).as_bytes());
+        let (chunks, got) = stream(&data, Framing::Grid);
+        assert!(chunks.iter().all(|c| c.data.len() <= MAX_RECORD + MAX_LINE));
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[1].0, 10 + 2_000_000);
+    }
+
+    #[test]
+    fn the_top_of_a_stream_skips_any_number_of_comments() {
+        let data = format!("{}quizzes,solutions\n{P},{P}\n", "# c\n".repeat(100_000));
+        let mut s = StreamChunks::new(data.as_bytes());
+        let (top, line) = s.top().unwrap();
+        assert_eq!(line, 100_001);
+        let d = detect(top, None);
+        assert_eq!((d.format, d.start), (InputFormat::Line, 18));
+        s.consume(d.start);
+        let c = s.next_chunk().unwrap().unwrap();
+        assert_eq!(c.first_line, 100_002);
+        assert!(c.data.starts_with(P.as_bytes()));
+    }
+
+    #[test]
+    fn csv_records_may_span_lines_inside_quotes() {
+        let data = b"a,b\n1,\"x\ny\",2\n\n3,\"\"\"q\"\"\",4\r\n5,\"open";
+        let recs = csv_records(data, 1);
+        let texts: Vec<(u64, &[u8])> = recs.iter().map(|(l, t)| (*l, *t)).collect();
+        assert_eq!(
+            texts,
+            vec![
+                (1, &b"a,b"[..]),
+                (2, &b"1,\"x\ny\",2"[..]),
+                (5, &b"3,\"\"\"q\"\"\",4"[..]),
+                (6, &b"5,\"open"[..]),
+            ]
+        );
+        // The unfinished last record is not counted, nor kept.
+        let (n, end) = count_csv_records(data);
+        assert_eq!(n, 3);
+        assert_eq!(&data[end..], b"5,\"open");
+        assert_eq!(csv_complete_prefix(data), end);
+        assert_eq!(record_text_end(b"1,\"a\nb\"\nnext", true), 8);
+        assert_eq!(record_text_end(b"1,\"a\nb\"\nnext", false), 5);
+    }
 }

@@ -205,3 +205,29 @@ fn solver_kinds_round_trip_their_names() {
     }
     assert!("quick".parse::<SolverKind>().is_err());
 }
+
+#[test]
+fn a_set_stop_flag_ends_a_search_that_would_take_hours() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static STOP: AtomicBool = AtomicBool::new(false);
+    let empty = grid(&".".repeat(81));
+    for mut s in solvers() {
+        s.set_stop(Some(&STOP));
+        // Unset, it changes nothing.
+        assert_eq!(s.solve(&empty, 50).solutions, 50, "{}", s.name());
+        assert!(!s.stopped());
+        STOP.store(true, Ordering::SeqCst);
+        // The empty grid has about 6.7e21 solutions: only the flag ends this.
+        let out = s.solve(&empty, u32::MAX);
+        assert!(s.stopped(), "{}", s.name());
+        assert!(
+            out.guesses <= 2 * STOP_CHECK_EVERY,
+            "{}: {}",
+            s.name(),
+            out.guesses
+        );
+        STOP.store(false, Ordering::SeqCst);
+        assert_eq!(s.solve(&grid(CLASSIC), 2).solutions, 1);
+        assert!(!s.stopped());
+    }
+}
