@@ -483,8 +483,8 @@ fn ctrl_c_stops_a_long_search_and_keeps_what_is_finished() {
     // 100 quick records, then one that searches for a very long time.
     let text = format!("{CLASSIC}\n").repeat(100) + &".".repeat(81) + "\n";
     let input = write(dir.path(), "in.txt", &text);
-    for signals in [1, 2] {
-        let out = dir.path().join(format!("out{signals}.txt"));
+    for (name, signals) in [("-INT", 1), ("-INT", 2), ("-TERM", 1)] {
+        let out = dir.path().join(format!("out{name}{signals}.txt"));
         let child = Command::new(bin())
             .args(["solve", "-j", "1", "--limit", "1000000000", "-o"])
             .arg(&out)
@@ -494,7 +494,7 @@ fn ctrl_c_stops_a_long_search_and_keeps_what_is_finished() {
             .unwrap();
         std::thread::sleep(Duration::from_millis(500));
         for _ in 0..signals {
-            signal(&child, "-INT");
+            signal(&child, name);
         }
         let started = Instant::now();
         let result = child.wait_with_output().unwrap();
@@ -505,6 +505,45 @@ fn ctrl_c_stops_a_long_search_and_keeps_what_is_finished() {
         let kept = std::fs::read_to_string(partial(&out)).unwrap();
         assert_eq!(kept, format!("{CLASSIC_SOLUTION}\n").repeat(100));
     }
+}
+
+#[test]
+fn a_write_error_keeps_a_partial_that_says_how_many_records_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    // A file size limit (SIGXFSZ ignored, so the write fails with EFBIG)
+    // stands in for a full disk: 100 blocks of 512 bytes.
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 100; exec '{}' solve -q -o '{}' '{}'",
+        bin().display(),
+        out.display(),
+        sample_path().display()
+    );
+    let result = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    let kept = std::fs::read_to_string(partial(&out)).unwrap();
+    let whole = kept.matches('\n').count();
+    assert!(whole > 0 && whole < 3000, "{whole}");
+    assert!(
+        stderr.contains(&format!("holds the first {whole} records")),
+        "{stderr}"
+    );
+    batchdoku()
+        .args(["solve", "-q", "--resume", "-o"])
+        .arg(&out)
+        .arg(sample_path())
+        .assert()
+        .success();
+    let expected = stdout_of(batchdoku().args(["solve", "-q"]).arg(sample_path()));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), expected);
+    // A device that is full is named as itself, not as standard output.
+    batchdoku()
+        .args(["solve", "-q", "-o", "/dev/full"])
+        .arg(sample_path())
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cannot write /dev/full"));
 }
 
 /// Peak resident memory of a process, in KiB.
