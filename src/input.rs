@@ -515,6 +515,14 @@ pub struct Chunk<'a> {
 #[derive(Debug, Clone)]
 pub struct ChunkSplitter<'a> {
     data: &'a [u8],
+    cursor: ChunkCursor,
+}
+
+/// Where a [`ChunkSplitter`] is, without the data: for a caller that holds
+/// the data in a way a borrow cannot follow (a shared map handed out chunk
+/// by chunk), and passes it to [`ChunkCursor::next_chunk`] each time.
+#[derive(Debug, Clone)]
+pub struct ChunkCursor {
     pos: usize,
     line: u64,
     format: InputFormat,
@@ -522,52 +530,58 @@ pub struct ChunkSplitter<'a> {
     /// Set by `shrinking`: (parts of the rest per chunk, smallest target).
     shrink: Option<(usize, usize)>,
     count_lines: bool,
+    /// No chunk handed out yet.
+    fresh: bool,
 }
 
-impl<'a> ChunkSplitter<'a> {
-    pub fn new(data: &'a [u8], first_line: u64, format: InputFormat, target: usize) -> Self {
-        ChunkSplitter {
-            data,
+impl ChunkCursor {
+    /// A cursor at the start of data whose first line is `first_line`.
+    pub fn new(first_line: u64, format: InputFormat, target: usize) -> Self {
+        ChunkCursor {
             pos: 0,
             line: first_line,
             format,
             target: target.max(1),
             shrink: None,
             count_lines: true,
+            fresh: true,
         }
     }
 
-    /// Makes each chunk about `1 / parts` of the bytes still to cut, between
-    /// `smallest` and the splitter's target: large chunks while much is left,
-    /// small ones at the end (guided self-scheduling). A pool that takes
-    /// chunks in order then finishes together: the last chunks are short,
-    /// so no thread is left solving a long one while the others idle.
+    /// See [`ChunkSplitter::shrinking`].
     pub fn shrinking(mut self, parts: usize, smallest: usize) -> Self {
         self.shrink = Some((parts.max(1), smallest.clamp(1, self.target)));
         self
     }
 
-    /// Stops counting lines: chunks after the first then carry line number
-    /// 1, and whoever consumes them in order rebases the numbers (by the
-    /// chunks' own newline counts). Saves the splitting thread a pass over
-    /// every byte, which on a mapped file is also the first touch of each
-    /// page.
+    /// See [`ChunkSplitter::without_line_numbers`].
     pub fn without_line_numbers(mut self) -> Self {
         self.count_lines = false;
         self
     }
 
+    /// Starts cutting at byte `start` of the data (after a header); the
+    /// line number given to `new` is that of the line there.
+    pub fn starting_at(mut self, start: usize) -> Self {
+        self.pos = start;
+        self.fresh = true;
+        self
+    }
+
     /// True before the first chunk is handed out.
     pub fn at_start(&self) -> bool {
-        self.pos == 0
+        self.fresh
     }
-}
 
-impl<'a> Iterator for ChunkSplitter<'a> {
-    type Item = Chunk<'a>;
+    /// The form of the records cut.
+    pub fn format(&self) -> InputFormat {
+        self.format
+    }
 
-    fn next(&mut self) -> Option<Chunk<'a>> {
-        let rest = &self.data[self.pos..];
+    /// The next chunk of `data` (the same data at every call), as a byte
+    /// range and its first line number; `None` at the end.
+    pub fn next_range(&mut self, data: &[u8]) -> Option<(std::ops::Range<usize>, u64)> {
+        let rest = &data[self.pos..];
         if rest.is_empty() {
             return None;
         }
@@ -579,19 +593,68 @@ impl<'a> Iterator for ChunkSplitter<'a> {
             InputFormat::Line => line_cut(rest, target),
             InputFormat::Grid => grid_cut(rest, target),
         };
-        let piece = &rest[..len];
-        let chunk = Chunk {
-            data: piece,
-            first_line: self.line,
-            format: self.format,
-        };
+        let first_line = self.line;
         self.line = if self.count_lines {
-            self.line + count_newlines(piece)
+            self.line + count_newlines(&rest[..len])
         } else {
             1
         };
+        let range = self.pos..self.pos + len;
         self.pos += len;
-        Some(chunk)
+        self.fresh = false;
+        Some((range, first_line))
+    }
+
+    /// The next chunk of `data` (the same data at every call).
+    pub fn next_chunk<'a>(&mut self, data: &'a [u8]) -> Option<Chunk<'a>> {
+        let format = self.format;
+        self.next_range(data).map(|(range, first_line)| Chunk {
+            data: &data[range],
+            first_line,
+            format,
+        })
+    }
+}
+
+impl<'a> ChunkSplitter<'a> {
+    pub fn new(data: &'a [u8], first_line: u64, format: InputFormat, target: usize) -> Self {
+        ChunkSplitter {
+            data,
+            cursor: ChunkCursor::new(first_line, format, target),
+        }
+    }
+
+    /// Makes each chunk about `1 / parts` of the bytes still to cut, between
+    /// `smallest` and the splitter's target: large chunks while much is left,
+    /// small ones at the end (guided self-scheduling). A pool that takes
+    /// chunks in order then finishes together: the last chunks are short,
+    /// so no thread is left solving a long one while the others idle.
+    pub fn shrinking(mut self, parts: usize, smallest: usize) -> Self {
+        self.cursor = self.cursor.shrinking(parts, smallest);
+        self
+    }
+
+    /// Stops counting lines: chunks after the first then carry line number
+    /// 1, and whoever consumes them in order rebases the numbers (by the
+    /// chunks' own newline counts). Saves the splitting thread a pass over
+    /// every byte, which on a mapped file is also the first touch of each
+    /// page.
+    pub fn without_line_numbers(mut self) -> Self {
+        self.cursor = self.cursor.without_line_numbers();
+        self
+    }
+
+    /// True before the first chunk is handed out.
+    pub fn at_start(&self) -> bool {
+        self.cursor.at_start()
+    }
+}
+
+impl<'a> Iterator for ChunkSplitter<'a> {
+    type Item = Chunk<'a>;
+
+    fn next(&mut self) -> Option<Chunk<'a>> {
+        self.cursor.next_chunk(self.data)
     }
 }
 

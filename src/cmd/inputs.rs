@@ -4,13 +4,14 @@
 
 use super::output::partial_name;
 use anyhow::{bail, Context};
-use batchdoku::input::{detect, skip_records, ChunkSplitter, InputFormat, StreamChunks};
+use batchdoku::input::{detect, skip_records, ChunkCursor, InputFormat, StreamChunks};
 use batchdoku::mapfile::MappedFile;
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Set by Ctrl-C: workers stop at the next record, no new chunk starts.
 pub(super) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -22,7 +23,7 @@ const SMALLEST_CHUNK: usize = 4 << 10;
 /// easy stretches even out, between 4 KiB and 256 KiB (about 3,000 puzzles:
 /// enough to amortise scheduling). Toward the end of an input chunks shrink
 /// to a quarter of a thread's share of what is left, down to 4 KiB, so the
-/// threads finish together (see `ChunkSplitter::shrinking`). Each chunk
+/// threads finish together (see `ChunkCursor::shrinking`). Each chunk
 /// costs a hand-off to the writer thread (tens of microseconds on two
 /// cores while it writes), so no more of them than that.
 pub(super) fn chunk_bytes(input: usize, threads: usize) -> usize {
@@ -41,7 +42,8 @@ pub(super) fn forced_format(input: &str) -> Option<InputFormat> {
     }
 }
 
-/// Opens the named inputs in order; none means standard input.
+/// Looks at the named inputs in order (none means standard input); each
+/// is opened only when it is read, so any number of files can be named.
 pub(super) fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
     let stdin = [PathBuf::from("-")];
     let paths = if files.is_empty() { &stdin[..] } else { files };
@@ -51,116 +53,113 @@ pub(super) fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
     paths.iter().map(|p| Source::open(p)).collect()
 }
 
-/// One input as the engine sees it: a regular file, memory-mapped, or a
-/// stream read in pieces (standard input, a pipe, a FIFO, a device, a
-/// `/proc` file: anything that is not a regular file, whose size says
-/// nothing of its contents).
-pub(super) enum Source {
-    Mapped {
-        name: String,
-        path: PathBuf,
-        meta: std::fs::Metadata,
-        map: MappedFile,
-    },
-    Stream {
-        name: String,
-        /// `None`: standard input.
-        file: Option<File>,
-        meta: Option<std::fs::Metadata>,
-    },
+/// One input as the engine sees it: a regular file, memory-mapped when its
+/// turn comes, or a stream read in pieces (standard input, a pipe, a FIFO,
+/// a device, a `/proc` file: anything that is not a regular file with a
+/// size, whose size says nothing of its contents).
+pub(super) struct Source {
+    name: String,
+    kind: SourceKind,
+    /// What the input was when the run started (`None`: standard input).
+    meta: Option<std::fs::Metadata>,
+}
+
+enum SourceKind {
+    File(PathBuf),
+    Stream(PathBuf),
+    Stdin,
 }
 
 impl Source {
+    /// Looks at `path` (`-`: standard input) without opening it.
     pub(super) fn open(path: &Path) -> anyhow::Result<Source> {
         if path.as_os_str() == "-" {
-            return Ok(Source::Stream {
+            return Ok(Source {
                 name: "-".into(),
-                file: None,
+                kind: SourceKind::Stdin,
                 meta: None,
             });
         }
         let name = path.display().to_string();
-        let file = File::open(path).with_context(|| format!("cannot open {name}"))?;
-        let meta = file
-            .metadata()
-            .with_context(|| format!("cannot read {name}"))?;
+        let meta = std::fs::metadata(path).with_context(|| format!("cannot open {name}"))?;
         if meta.is_dir() {
             bail!("{name} is a directory");
         }
         // Not a regular file, or one whose size says nothing (`/proc` files
         // read as 0 bytes): read it as a stream, never as an empty map.
-        if !meta.is_file() || meta.len() == 0 {
-            return Ok(Source::Stream {
-                name,
-                file: Some(file),
-                meta: Some(meta),
-            });
-        }
-        let map = MappedFile::new(file).with_context(|| format!("cannot map {name}"))?;
-        map.advise_sequential();
-        Ok(Source::Mapped {
+        let kind = if meta.is_file() && meta.len() > 0 {
+            SourceKind::File(path.to_path_buf())
+        } else {
+            SourceKind::Stream(path.to_path_buf())
+        };
+        Ok(Source {
             name,
-            path: path.to_path_buf(),
-            meta,
-            map,
+            kind,
+            meta: Some(meta),
         })
     }
 
     pub(super) fn name(&self) -> &str {
-        match self {
-            Source::Mapped { name, .. } | Source::Stream { name, .. } => name,
+        &self.name
+    }
+
+    /// The name in messages ("standard input" for `-`).
+    pub(super) fn described(&self) -> &str {
+        match self.kind {
+            SourceKind::Stdin => "standard input",
+            _ => &self.name,
         }
     }
 
     /// Bytes known up front (0 for a stream), for the progress bar.
     pub(super) fn mapped_len(&self) -> u64 {
-        match self {
-            Source::Mapped { map, .. } => map.bytes().len() as u64,
-            Source::Stream { .. } => 0,
+        match (&self.kind, &self.meta) {
+            (SourceKind::File(_), Some(m)) => m.len(),
+            _ => 0,
+        }
+    }
+
+    /// Maps the input if it is a regular file (`None` for a stream).
+    pub(super) fn map(&self) -> anyhow::Result<Option<Arc<MappedFile>>> {
+        let SourceKind::File(path) = &self.kind else {
+            return Ok(None);
+        };
+        let map = MappedFile::open(path).with_context(|| format!("cannot open {}", self.name))?;
+        map.advise_sequential();
+        Ok(Some(Arc::new(map)))
+    }
+
+    /// Opens a stream input for reading.
+    pub(super) fn reader(&self) -> anyhow::Result<Box<dyn Read + Send>> {
+        match &self.kind {
+            SourceKind::Stdin => Ok(Box::new(io::stdin())),
+            SourceKind::Stream(path) | SourceKind::File(path) => Ok(Box::new(
+                File::open(path).with_context(|| format!("cannot open {}", self.name))?,
+            )),
         }
     }
 
     /// The file's device and inode, when it has them.
     pub(super) fn file_id(&self) -> Option<(u64, u64)> {
-        match self {
-            Source::Mapped { meta, .. }
-            | Source::Stream {
-                meta: Some(meta), ..
-            } => file_id(meta),
-            Source::Stream { meta: None, .. } => std::fs::metadata("/dev/stdin")
+        match &self.meta {
+            Some(meta) => file_id(meta),
+            None => std::fs::metadata("/dev/stdin")
                 .ok()
                 .as_ref()
                 .and_then(file_id),
         }
     }
 
-    /// Ok while the bytes read from this input can be trusted (a mapped
-    /// file that shrank while being read cannot).
-    pub(super) fn check(&self) -> anyhow::Result<()> {
-        match self {
-            Source::Mapped { name, map, .. } => map.check().with_context(|| name.clone()),
-            Source::Stream { .. } => Ok(()),
-        }
-    }
-
     /// What identifies this input for `--resume`: its path, size and
     /// modification time (a stream has only its name).
     pub(super) fn identity(&self) -> serde_json::Value {
-        match self {
-            Source::Mapped { path, meta, .. } => serde_json::json!({
+        match (&self.kind, &self.meta) {
+            (SourceKind::File(path), Some(meta)) => serde_json::json!({
                 "path": std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()),
                 "size": meta.len(),
                 "modified_ns": modified_ns(meta),
             }),
-            Source::Stream { name, .. } => serde_json::json!({ "stream": name }),
-        }
-    }
-
-    /// A reader over a stream input.
-    pub(super) fn reader(&self) -> Box<dyn Read + '_> {
-        match self {
-            Source::Stream { file: Some(f), .. } => Box::new(f),
-            _ => Box::new(io::stdin().lock()),
+            _ => serde_json::json!({ "stream": self.name }),
         }
     }
 }
@@ -211,9 +210,63 @@ pub(super) fn refuse_output_as_input(sources: &[Source], output: &Path) -> anyho
     Ok(())
 }
 
-/// A chunk of work: borrowed from a map, or owned (read from a stream).
-pub(super) struct Job<'a> {
-    pub(super) data: Cow<'a, [u8]>,
+/// The bytes of a chunk of work: a range of a mapped file (shared with the
+/// reading thread and the other chunks of that file), or owned bytes read
+/// from a stream.
+pub(super) enum JobData {
+    Mapped(Arc<MappedFile>, Range<usize>),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for JobData {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            JobData::Mapped(map, range) => &map.bytes()[range.clone()],
+            JobData::Owned(v) => v,
+        }
+    }
+}
+
+impl JobData {
+    /// Drops the first `n` bytes.
+    fn skip(self, n: usize) -> JobData {
+        match self {
+            JobData::Mapped(map, range) => JobData::Mapped(map, range.start + n..range.end),
+            JobData::Owned(mut v) => {
+                v.drain(..n);
+                JobData::Owned(v)
+            }
+        }
+    }
+
+    /// What to check before trusting the bytes of this chunk.
+    pub(super) fn guard(&self) -> InputGuard {
+        match self {
+            JobData::Mapped(map, _) => InputGuard(Some(Arc::clone(map))),
+            JobData::Owned(_) => InputGuard(None),
+        }
+    }
+}
+
+/// Kept with a chunk's results until they are written: for a chunk of a
+/// mapped file, the map, to check that the file did not shrink meanwhile.
+pub(super) struct InputGuard(Option<Arc<MappedFile>>);
+
+impl InputGuard {
+    /// Ok while the bytes read can be trusted: a mapped file that shrank
+    /// while being read gave zeros for what was cut off.
+    pub(super) fn check(&self, source: &Source) -> anyhow::Result<()> {
+        match &self.0 {
+            Some(map) => map.check().with_context(|| source.described().to_string()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A chunk of work.
+pub(super) struct Job {
+    pub(super) data: JobData,
     /// Line number of the chunk's first line when `line_known`; else the
     /// chunk continues where the previous chunk of its file ended, and its
     /// records are numbered from 1 and rebased when written.
@@ -231,8 +284,21 @@ pub(super) enum Halt {
     Write(io::Error),
 }
 
+/// The input being read now.
+enum Reading {
+    Mapped {
+        map: Arc<MappedFile>,
+        cursor: ChunkCursor,
+    },
+    Stream {
+        chunks: StreamChunks<Box<dyn Read + Send>>,
+        format: InputFormat,
+    },
+}
+
 /// Produces the jobs of all inputs in order, skipping `to_skip` records
-/// first (for --resume).
+/// first (for --resume). Inputs are opened one at a time; a mapped file
+/// stays mapped while chunks of it are in flight.
 pub(super) struct Jobs<'a> {
     sources: &'a [Source],
     forced: Option<InputFormat>,
@@ -245,8 +311,7 @@ pub(super) struct Jobs<'a> {
     /// Records still to skip (--resume).
     pub(super) to_skip: u64,
     current: usize,
-    splitter: Option<ChunkSplitter<'a>>,
-    stream: Option<(StreamChunks<Box<dyn Read + 'a>>, InputFormat)>,
+    reading: Option<Reading>,
 }
 
 impl<'a> Jobs<'a> {
@@ -266,117 +331,122 @@ impl<'a> Jobs<'a> {
             count_lines,
             to_skip,
             current: 0,
-            splitter: None,
-            stream: None,
+            reading: None,
         }
     }
 
     /// The next chunk of the current input, before any skipping.
-    fn next_raw(&mut self) -> Option<Result<Job<'a>, Halt>> {
+    fn next_raw(&mut self) -> Option<Result<Job, Halt>> {
         loop {
             if self.current >= self.sources.len() {
                 return None;
             }
-            if let Some(s) = &mut self.splitter {
-                let first_of_file = s.at_start();
-                if let Some(c) = s.next() {
-                    return Some(Ok(Job {
-                        data: Cow::Borrowed(c.data),
-                        first_line: c.first_line,
-                        line_known: first_of_file || self.count_lines,
-                        format: c.format,
-                        file: self.current,
-                    }));
+            let file = self.current;
+            match &mut self.reading {
+                Some(Reading::Mapped { map, cursor }) => {
+                    let first_of_file = cursor.at_start();
+                    let format = cursor.format();
+                    if let Some((range, first_line)) = cursor.next_range(map.bytes()) {
+                        return Some(Ok(Job {
+                            data: JobData::Mapped(Arc::clone(map), range),
+                            first_line,
+                            line_known: first_of_file || self.count_lines,
+                            format,
+                            file,
+                        }));
+                    }
                 }
-                self.splitter = None;
-                self.current += 1;
-                continue;
-            }
-            if let Some((s, format)) = &mut self.stream {
-                match s.next_chunk() {
+                Some(Reading::Stream { chunks, format }) => match chunks.next_chunk() {
                     Ok(Some(c)) => {
                         return Some(Ok(Job {
-                            data: Cow::Owned(c.data),
+                            data: JobData::Owned(c.data),
                             first_line: c.first_line,
                             line_known: true,
                             format: *format,
-                            file: self.current,
+                            file,
                         }))
                     }
-                    Ok(None) => {
-                        self.stream = None;
-                        self.current += 1;
-                        continue;
+                    Ok(None) => {}
+                    Err(e) => {
+                        let e = anyhow::Error::new(e)
+                            .context(format!("cannot read {}", self.sources[file].described()));
+                        return Some(Err(self.stop(e)));
                     }
-                    Err(e) => return Some(Err(self.read_error(e))),
+                },
+                None => {
+                    if let Err(e) = self.start(file) {
+                        return Some(Err(self.stop(e)));
+                    }
+                    continue;
                 }
             }
-            let source = &self.sources[self.current];
-            match source {
-                Source::Mapped { map, .. } => {
-                    let data: &'a [u8] = map.bytes();
-                    if let Err(e) = self.refuse_binary(data) {
-                        return Some(Err(e));
-                    }
-                    let d = detect(data, self.forced);
-                    let splitter = ChunkSplitter::new(
-                        &data[d.start..],
-                        d.first_line,
-                        d.format,
-                        chunk_bytes(data.len(), self.threads),
-                    )
-                    .shrinking(self.threads * 4, SMALLEST_CHUNK);
-                    self.splitter = Some(if self.count_lines {
-                        splitter
-                    } else {
-                        splitter.without_line_numbers()
-                    });
-                }
-                Source::Stream { .. } => {
-                    let mut chunks = StreamChunks::new(source.reader());
-                    let d = match chunks.top() {
-                        Ok((top, _)) => match self.refuse_binary(top) {
-                            Ok(()) => detect(top, self.forced),
-                            Err(e) => return Some(Err(e)),
-                        },
-                        Err(e) => return Some(Err(self.read_error(e))),
-                    };
-                    chunks.consume(d.start);
-                    chunks.set_framing(d.format.into());
-                    self.stream = Some((chunks, d.format));
-                }
-            }
+            // The current input is done.
+            self.reading = None;
+            self.current += 1;
         }
+    }
+
+    /// Opens input `file` and looks at its top.
+    fn start(&mut self, file: usize) -> anyhow::Result<()> {
+        let source = &self.sources[file];
+        if let Some(map) = source.map()? {
+            let data = map.bytes();
+            self.refuse_binary(source, data)?;
+            let d = detect(data, self.forced);
+            let cursor = ChunkCursor::new(
+                d.first_line,
+                d.format,
+                chunk_bytes(data.len(), self.threads),
+            )
+            .starting_at(d.start)
+            .shrinking(self.threads * 4, SMALLEST_CHUNK);
+            let cursor = if self.count_lines {
+                cursor
+            } else {
+                cursor.without_line_numbers()
+            };
+            self.reading = Some(Reading::Mapped { map, cursor });
+            return Ok(());
+        }
+        let mut chunks = StreamChunks::new(source.reader()?);
+        let (top, _) = chunks
+            .top()
+            .with_context(|| format!("cannot read {}", source.described()))?;
+        self.refuse_binary(source, top)?;
+        let d = detect(top, self.forced);
+        chunks.consume(d.start);
+        chunks.set_framing(d.format.into());
+        self.reading = Some(Reading::Stream {
+            chunks,
+            format: d.format,
+        });
+        Ok(())
+    }
+
+    /// Ends the run after an error.
+    fn stop(&mut self, e: anyhow::Error) -> Halt {
+        self.current = self.sources.len();
+        self.reading = None;
+        Halt::Read(e)
     }
 
     /// Like ripgrep, takes NUL bytes near the top for a binary file and
     /// refuses it (unless `--input line` insists): a binary read as
     /// puzzles gives hundreds of malformed records and no answer.
-    fn refuse_binary(&mut self, top: &[u8]) -> Result<(), Halt> {
+    fn refuse_binary(&self, source: &Source, top: &[u8]) -> anyhow::Result<()> {
         let head = &top[..top.len().min(BINARY_PROBE)];
         if self.forced == Some(InputFormat::Line) || memchr::memchr(0, head).is_none() {
             return Ok(());
         }
-        let name = self.sources[self.current].name();
-        let name = if name == "-" { "standard input" } else { name };
-        let halt = Halt::Read(anyhow::anyhow!(
-            "{name} looks like a binary file (it holds NUL bytes); --input line reads it anyway"
-        ));
-        self.current = self.sources.len();
-        Err(halt)
-    }
-
-    fn read_error(&mut self, e: io::Error) -> Halt {
-        let name = self.sources[self.current].name();
-        let name = if name == "-" { "standard input" } else { name };
-        let halt = Halt::Read(anyhow::Error::new(e).context(format!("cannot read {name}")));
-        self.current = self.sources.len();
-        halt
+        bail!(
+            "{} looks like a binary file (it holds NUL bytes); --input line reads it anyway",
+            source.described()
+        )
     }
 }
 
-impl<'a> Iterator for Jobs<'a> {
-    type Item = Result<Job<'a>, Halt>;
+impl Iterator for Jobs<'_> {
+    type Item = Result<Job, Halt>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
@@ -396,10 +466,7 @@ impl<'a> Iterator for Jobs<'a> {
                 skip_records(&job.data, job.first_line, job.format, self.to_skip);
             self.to_skip -= skipped;
             if pos < job.data.len() {
-                job.data = match job.data {
-                    Cow::Borrowed(b) => Cow::Borrowed(&b[pos..]),
-                    Cow::Owned(v) => Cow::Owned(v[pos..].to_vec()),
-                };
+                job.data = job.data.skip(pos);
                 job.first_line = line;
                 return Some(Ok(job));
             }

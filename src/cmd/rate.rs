@@ -1,7 +1,8 @@
 //! `batchdoku rate`: give each puzzle a difficulty.
 
 use super::inputs::{
-    forced_format, open_sources, refuse_output_as_input, Halt, Job, Jobs, Source, INTERRUPTED,
+    forced_format, open_sources, refuse_output_as_input, Halt, InputGuard, Job, Jobs, Source,
+    INTERRUPTED,
 };
 use super::output::Output;
 use super::progress::Progress;
@@ -77,6 +78,7 @@ struct Rated {
     tally: Tally,
     bytes: usize,
     file: usize,
+    guard: InputGuard,
     records: u64,
     complete: bool,
 }
@@ -113,7 +115,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // Rows carry line numbers, so chunks are numbered as they are cut.
         Jobs::new(&sources, forced, threads, true, 0),
         threads * 4,
-        |job: Job<'_>| {
+        |job: Job| {
             let mut solver = FastSolver::new();
             solver.set_stop(Some(&INTERRUPTED));
             let mut out = buffers.take(job.data.len() * 2);
@@ -185,6 +187,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 out,
                 tally: t,
                 bytes: job.data.len(),
+                guard: job.data.guard(),
                 file: job.file,
                 records: n,
                 complete,
@@ -192,7 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         },
         |done: Rated| {
             // A mapped input that shrank gave zeros for what was cut off.
-            if let Err(e) = sources[done.file].check() {
+            if let Err(e) = done.guard.check(&sources[done.file]) {
                 return ControlFlow::Break(Halt::Read(e));
             }
             if let Err(e) = output.write_all(&done.out) {

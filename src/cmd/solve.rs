@@ -3,7 +3,8 @@
 //! rayon pool and written back in input order.
 
 use super::inputs::{
-    forced_format, open_sources, refuse_output_as_input, Halt, Job, Jobs, Source, INTERRUPTED,
+    forced_format, open_sources, refuse_output_as_input, Halt, InputGuard, Job, Jobs, Source,
+    INTERRUPTED,
 };
 use super::output::{partial_name, Output, RecordCounter};
 use super::progress::Progress;
@@ -98,6 +99,7 @@ struct Done {
     first_line: u64,
     line_known: bool,
     input_bytes: usize,
+    guard: InputGuard,
 }
 
 /// What shapes this run's output, recorded beside `OUT.partial` so that
@@ -205,7 +207,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &pool,
         &mut jobs,
         threads * 4,
-        |job: Job<'_>| {
+        |job: Job| {
             let chunk = Chunk {
                 data: &job.data,
                 first_line: job.first_line,
@@ -227,12 +229,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 first_line: job.first_line,
                 line_known: job.line_known,
                 input_bytes: job.data.len(),
+                guard: job.data.guard(),
             }
         },
         |done: Done| {
             // A mapped input that shrank gave zeros for what was cut off:
             // nothing read from it since can be trusted.
-            if let Err(e) = sources[done.file].check() {
+            if let Err(e) = done.guard.check(&sources[done.file]) {
                 return ControlFlow::Break(Halt::Read(e));
             }
             {

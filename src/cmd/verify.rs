@@ -8,6 +8,7 @@ use batchdoku::input::{
     count_newlines, detect, is_skipped, record_text_end, records, Framing, InputFormat,
     ParsedRecord, StreamChunks,
 };
+use batchdoku::mapfile::MappedFile;
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::verify::{
     check, detect_answers, embedded_answer, parse_answer, AnswerFormat, CheckOptions, Failure,
@@ -83,7 +84,7 @@ struct Located {
 /// each with the line number of its first line.
 enum Chunks<'a> {
     Whole(Option<(&'a [u8], u64)>),
-    Stream(StreamChunks<Box<dyn Read + 'a>>),
+    Stream(StreamChunks<Box<dyn Read + Send>>),
 }
 
 impl<'a> Chunks<'a> {
@@ -92,24 +93,21 @@ impl<'a> Chunks<'a> {
     /// bytes of header to skip.
     fn new(
         source: &'a Source,
+        map: Option<&'a MappedFile>,
         frame: impl FnOnce(&[u8]) -> (Framing, usize),
     ) -> anyhow::Result<Chunks<'a>> {
-        match source {
-            Source::Mapped { map, .. } => {
-                let data = map.bytes();
-                let (_, skip) = frame(data);
-                let line = 1 + count_newlines(&data[..skip]);
-                Ok(Chunks::Whole(Some((&data[skip..], line))))
-            }
-            Source::Stream { .. } => {
-                let mut s = StreamChunks::new(source.reader());
-                let (top, _) = s.top().with_context(|| read_error(source))?;
-                let (framing, skip) = frame(top);
-                s.consume(skip);
-                s.set_framing(framing);
-                Ok(Chunks::Stream(s))
-            }
+        if let Some(map) = map {
+            let data = map.bytes();
+            let (_, skip) = frame(data);
+            let line = 1 + count_newlines(&data[..skip]);
+            return Ok(Chunks::Whole(Some((&data[skip..], line))));
         }
+        let mut s = StreamChunks::new(source.reader()?);
+        let (top, _) = s.top().with_context(|| read_error(source))?;
+        let (framing, skip) = frame(top);
+        s.consume(skip);
+        s.set_framing(framing);
+        Ok(Chunks::Stream(s))
     }
 
     /// The next piece of input and its first line number.
@@ -125,10 +123,7 @@ impl<'a> Chunks<'a> {
 }
 
 fn read_error(source: &Source) -> String {
-    match source.name() {
-        "-" => "cannot read standard input".into(),
-        name => format!("cannot read {name}"),
-    }
+    format!("cannot read {}", source.described())
 }
 
 /// Where a reader is: the current piece of input, the offset reached in it
@@ -175,9 +170,13 @@ struct PuzzleReader<'a> {
 }
 
 impl<'a> PuzzleReader<'a> {
-    fn new(source: &'a Source, forced: Option<InputFormat>) -> anyhow::Result<Self> {
+    fn new(
+        source: &'a Source,
+        map: Option<&'a MappedFile>,
+        forced: Option<InputFormat>,
+    ) -> anyhow::Result<Self> {
         let mut format = InputFormat::Line;
-        let chunks = Chunks::new(source, |top| {
+        let chunks = Chunks::new(source, map, |top| {
             let d = detect(top, forced);
             format = d.format;
             (d.format.into(), d.start)
@@ -213,9 +212,9 @@ struct AnswerReader<'a> {
 }
 
 impl<'a> AnswerReader<'a> {
-    fn new(source: &'a Source) -> anyhow::Result<Self> {
+    fn new(source: &'a Source, map: Option<&'a MappedFile>) -> anyhow::Result<Self> {
         let mut format = AnswerFormat::Line;
-        let chunks = Chunks::new(source, |top| {
+        let chunks = Chunks::new(source, map, |top| {
             // The first record that is not blank or a comment tells the form.
             let mut pos = 0;
             while pos < top.len() {
@@ -273,9 +272,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if answer_source.as_ref().is_some_and(|a| a.name() == "-") && puzzle_source.name() == "-" {
         bail!("standard input (-) can be named only once");
     }
-    let mut puzzles = PuzzleReader::new(&puzzle_source, forced)?;
+    // Regular files are mapped, and held here while their bytes are read.
+    let puzzle_map = puzzle_source.map()?;
+    let answer_map = match &answer_source {
+        Some(s) => s.map()?,
+        None => None,
+    };
+    let mut puzzles = PuzzleReader::new(&puzzle_source, puzzle_map.as_deref(), forced)?;
     let mut answers = match &answer_source {
-        Some(s) => Some(AnswerReader::new(s)?),
+        Some(s) => Some(AnswerReader::new(s, answer_map.as_deref())?),
         None => None,
     };
     let answer_format = answers.as_ref().map_or(AnswerFormat::Line, |a| a.format);
@@ -389,9 +394,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     // Bytes read from a map are trusted only if the file did not shrink
     // under us (the fault guard would have given zeros).
-    puzzle_source.check()?;
-    if let Some(a) = &answer_source {
-        a.check()?;
+    for (map, source) in [
+        (&puzzle_map, Some(&puzzle_source)),
+        (&answer_map, answer_source.as_ref()),
+    ] {
+        if let (Some(map), Some(source)) = (map, source) {
+            map.check()
+                .with_context(|| source.described().to_string())?;
+        }
     }
     let seconds = started.elapsed().as_secs_f64();
     let passed = checked - failures.len() as u64;
