@@ -46,6 +46,24 @@ impl Symmetry {
     }
 }
 
+impl Symmetry {
+    /// The name `--symmetry` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Symmetry::None => "none",
+            Symmetry::Rotational => "rotational",
+            Symmetry::Mirror => "mirror",
+            Symmetry::Diagonal => "diagonal",
+        }
+    }
+}
+
+impl std::fmt::Display for Symmetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl std::str::FromStr for Symmetry {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {

@@ -133,11 +133,32 @@ pub struct Detected {
     pub first_line: u64,
 }
 
+/// The UTF-8 byte-order mark some editors put at the top of a text file.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The length of a byte-order mark at the top of `data` (3 or 0).
+pub fn bom_len(data: &[u8]) -> usize {
+    if data.starts_with(BOM) {
+        BOM.len()
+    } else {
+        0
+    }
+}
+
 /// Decides the form of an input (grid form when, after an optional count or
 /// title line, its first nine non-separator lines are grid rows) and skips a
-/// CSV header or the contest form's leading count line. `forced` overrides
-/// the detected form.
+/// byte-order mark, a CSV header or the contest form's leading count line.
+/// `forced` overrides the detected form.
 pub fn detect(data: &[u8], forced: Option<InputFormat>) -> Detected {
+    let bom = bom_len(data);
+    let d = detect_after_bom(&data[bom..], forced);
+    Detected {
+        start: d.start + bom,
+        ..d
+    }
+}
+
+fn detect_after_bom(data: &[u8], forced: Option<InputFormat>) -> Detected {
     let mut lines = Lines { data, pos: 0 };
     let mut number = 0u64;
     let (offset, line) = loop {
@@ -804,6 +825,11 @@ impl<R: std::io::Read> StreamChunks<R> {
     /// [`STREAM_CHUNK`] bytes are held, or all there is. Returns the bytes
     /// and the line number of the first.
     pub fn top(&mut self) -> std::io::Result<(&[u8], u64)> {
+        self.fill(BOM.len())?;
+        if self.line == 1 && self.carry.starts_with(BOM) {
+            self.carry.drain(..BOM.len());
+            self.open_line = self.open_line.saturating_sub(BOM.len());
+        }
         loop {
             self.fill(STREAM_CHUNK)?;
             let held = self.carry.len();

@@ -158,8 +158,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         rows
     };
     match args.format.as_str() {
-        "json" => println!("{}", serde_json::to_string_pretty(&rows)?),
-        "csv" => print!("{}", csv(&rows)),
+        "json" => super::print_stdout(&(serde_json::to_string_pretty(&rows)? + "\n"))?,
+        "csv" => super::print_stdout(&csv(&rows))?,
         _ => {
             let header = if args.from_json.is_empty() {
                 format!(
@@ -180,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     .collect();
                 format!("Saved runs: {}", names.join(", "))
             };
-            print!("{}", table(&rows, &header));
+            super::print_stdout(&table(&rows, &header))?;
         }
     }
     if let Some(path) = &args.plot {
@@ -192,9 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// Checks and times every requested solver on every file.
 fn measure(args: &Args, files: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads as usize)
-        .build()?;
+    let pool = super::thread_pool(args.threads as usize)?;
     let mut rows = Vec::new();
     for file in files {
         let puzzles = load(file)?;
@@ -239,7 +237,7 @@ fn measure(args: &Args, files: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
             rows.push(Row {
                 dataset: name.clone(),
                 solver: kind.name().to_string(),
-                threads: args.threads,
+                threads: pool.current_num_threads() as u32,
                 limit: args.limit,
                 puzzles: solved,
                 seconds,

@@ -2,7 +2,7 @@
 
 use super::output::Output;
 use super::progress::Progress;
-use anyhow::bail;
+use anyhow::{bail, Context};
 use batchdoku::generate::{generate, GenerateOptions, Generated, Symmetry};
 use batchdoku::rate::{rate, Difficulty};
 use batchdoku::solver::FastSolver;
@@ -134,10 +134,45 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             text.push('\n');
             written += 1;
         }
-        output.write_all(text.as_bytes())?;
+        if let Err(e) = output.write_all(text.as_bytes()) {
+            progress.finish();
+            if e.kind() == std::io::ErrorKind::BrokenPipe && output.partial_path().is_none() {
+                // The reader went away (`| head -1`): it has what it wanted.
+                return Ok(ExitCode::SUCCESS);
+            }
+            return Err(e).with_context(|| format!("cannot write {}", output.target()));
+        }
         progress.set_done(written, started);
     }
     progress.finish();
+    if written < args.count {
+        // Keep what was found under the partial name, never as if complete.
+        let _ = output.flush();
+        let kept = match output.partial_path() {
+            Some(p) => format!("; {} holds the {written} found", p.display()),
+            None => String::new(),
+        };
+        let class = args.difficulty.map_or("", |d| d.word());
+        let mut narrowing = Vec::new();
+        if args.min_clues > 0 {
+            narrowing.push(format!("--min-clues {}", args.min_clues));
+        }
+        if args.symmetry != Symmetry::None {
+            narrowing.push(format!("--symmetry {}", args.symmetry));
+        }
+        let hint = if narrowing.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} narrow what can be generated)",
+                narrowing.join(" and ")
+            )
+        };
+        bail!(
+            "only {written} of {} {class} puzzles in {next_index} tries{hint}{kept}",
+            args.count
+        );
+    }
     output.finish()?;
     let seconds = started.elapsed().as_secs_f64();
     if !args.quiet {
@@ -152,13 +187,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|(clues, n)| format!("{clues}: {n}"))
             .collect();
         eprintln!("clues: {}", histogram.join(", "));
-    }
-    if written < args.count {
-        bail!(
-            "only {written} of {} puzzles of that class in {next_index} tries; \
-             loosen --min-clues or --symmetry",
-            args.count
-        );
     }
     Ok(ExitCode::SUCCESS)
 }

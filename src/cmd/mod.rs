@@ -9,14 +9,40 @@ pub mod rate;
 pub mod solve;
 pub mod verify;
 
-/// The rayon pool for `-j N`; 0 means one thread per core.
+/// Writes a report to standard output. A reader that went away (a closed
+/// pipe, as after `| head`) is not an error; any other failure (`>
+/// /dev/full`) is, with a message instead of a panic.
+pub fn print_stdout(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(anyhow::Error::new(e).context("cannot write to standard output")),
+    }
+}
+
+/// Threads per core above which `-j` is capped: more only adds switching
+/// (and thousands of threads take seconds to start, or fail to).
+const THREADS_PER_CORE: usize = 16;
+
+/// The rayon pool for `-j N`; 0 means one thread per core. A count far
+/// beyond the cores is capped, with a warning.
 pub fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
-    let threads = if threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        threads
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cap = cores * THREADS_PER_CORE;
+    let threads = match threads {
+        0 => cores,
+        n if n > cap => {
+            eprintln!(
+                "batchdoku: warning: -j {n} is far beyond the {cores} cores here; using {cap} threads ({THREADS_PER_CORE} per core)"
+            );
+            cap
+        }
+        n => n,
     };
-    Ok(rayon::ThreadPoolBuilder::new()
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .build()?)
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start {threads} threads: {e}"))
 }

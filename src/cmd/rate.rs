@@ -236,10 +236,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.quiet {
         let n = records_done.max(1) as f64;
         let seconds = started.elapsed().as_secs_f64();
-        eprintln!(
-            "{records_done} records in {seconds:.3} s ({:.0}/s)",
-            records_done as f64 / seconds.max(1e-9)
-        );
+        let rate = if records_done == 0 {
+            "-".to_string()
+        } else {
+            format!("{:.0}", records_done as f64 / seconds.max(1e-9))
+        };
+        eprintln!("{records_done} records in {seconds:.3} s ({rate}/s)");
         for d in Difficulty::ALL {
             let c = tally.classes[d as usize];
             let bar = "#".repeat((40.0 * c as f64 / n).round() as usize);

@@ -196,7 +196,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let mut stats = Stats::default();
     let mut written = 0u64;
-    let mut warned = 0u64;
+    // Malformed records warned about in full (the first ten of the run; the
+    // rest are counted in `stats.malformed`).
+    let mut shown = 0u64;
     let mut next_line = vec![1u64; sources.len()];
     let solver = args.solver;
     let limit = args.limit;
@@ -258,15 +260,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             next_line[done.file] = start + done.report.lines;
             if !args.quiet {
                 for m in &done.report.malformed {
-                    if warned < 10 {
+                    if shown < MALFORMED_SHOWN {
                         progress.println(&format!(
                             "batchdoku: warning: {}:{}: malformed: {}",
                             names[done.file],
                             m.line + rebase,
                             m.error
                         ));
+                        shown += 1;
                     }
-                    warned += 1;
                 }
             }
             progress.advance(done.input_bytes as u64, stats.records, started);
@@ -340,6 +342,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
         if !args.quiet {
+            more_not_shown(stats.malformed, shown);
             print_summary(&stats, seconds, threads, solver);
         }
         return Ok(ExitCode::from(1));
@@ -347,12 +350,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     output.finish()?;
     if !args.quiet {
-        if warned > 10 {
-            eprintln!(
-                "batchdoku: warning: {} more malformed records not shown",
-                warned - 10
-            );
-        }
+        more_not_shown(stats.malformed, shown);
         print_summary(&stats, seconds, threads, solver);
     }
     if let Some(path) = &args.stats {
@@ -366,6 +364,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Malformed records warned about in full; the rest are counted.
+const MALFORMED_SHOWN: u64 = 10;
+
+/// The count of malformed records beyond those warned about in full.
+fn more_not_shown(malformed: u64, shown: u64) {
+    if malformed > shown {
+        eprintln!(
+            "batchdoku: warning: {} more malformed records not shown",
+            malformed - shown
+        );
+    }
 }
 
 /// Locks the output, whether or not a thread panicked holding it (the
@@ -408,19 +419,30 @@ fn second_interrupt(output: &Mutex<Output>) -> ! {
     }
 }
 
+/// A figure per record, or `-` when there were none (0 puzzles/s or 0 us
+/// per puzzle would be made up).
+fn per_record(records: u64, value: f64, decimals: usize) -> String {
+    if records == 0 {
+        "-".into()
+    } else {
+        format!("{value:.decimals$}")
+    }
+}
+
 fn print_summary(s: &Stats, seconds: f64, threads: usize, solver: SolverKind) {
-    let n = s.records.max(1) as f64;
+    let n = s.records as f64;
     eprintln!(
         "{} records: {} solved, {} unique, {} multiple, {} unsolvable, {} invalid, {} malformed",
         s.records, s.solved, s.unique, s.multiple, s.unsolvable, s.invalid, s.malformed
     );
+    let r = s.records;
     eprintln!(
-        "{:.3} s, {:.0} puzzles/s, {:.2} us/puzzle, {:.2} guesses/puzzle, {:.1}% solved without guessing, {} threads, solver {}",
+        "{:.3} s, {} puzzles/s, {} us/puzzle, {} guesses/puzzle, {} solved without guessing, {} threads, solver {}",
         seconds,
-        s.records as f64 / seconds.max(1e-9),
-        seconds * 1e6 / n,
-        s.guesses as f64 / n,
-        100.0 * s.no_guess as f64 / n,
+        per_record(r, n / seconds.max(1e-9), 0),
+        per_record(r, seconds * 1e6 / n, 2),
+        per_record(r, s.guesses as f64 / n, 2),
+        per_record(r, 100.0 * s.no_guess as f64 / n, 1) + if r == 0 { "" } else { "%" },
         threads,
         solver
     );
@@ -433,7 +455,9 @@ fn write_stats_json(
     threads: usize,
     solver: SolverKind,
 ) -> anyhow::Result<()> {
-    let n = s.records.max(1) as f64;
+    let n = s.records as f64;
+    // Figures per record are null when there were no records.
+    let per = |v: f64| (s.records > 0).then_some(v);
     let json = serde_json::json!({
         "puzzles": s.records,
         "solved": s.solved,
@@ -443,10 +467,10 @@ fn write_stats_json(
         "invalid": s.invalid,
         "malformed": s.malformed,
         "seconds": seconds,
-        "puzzles_per_sec": s.records as f64 / seconds.max(1e-9),
-        "usec_per_puzzle": seconds * 1e6 / n,
-        "guesses_per_puzzle": s.guesses as f64 / n,
-        "no_guess_pct": 100.0 * s.no_guess as f64 / n,
+        "puzzles_per_sec": per(n / seconds.max(1e-9)),
+        "usec_per_puzzle": per(seconds * 1e6 / n),
+        "guesses_per_puzzle": per(s.guesses as f64 / n),
+        "no_guess_pct": per(100.0 * s.no_guess as f64 / n),
         "threads": threads,
         "solver": solver.name(),
     });

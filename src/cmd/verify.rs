@@ -2,10 +2,11 @@
 //! record is wrong and why.
 
 use super::inputs::Source;
+use super::print_stdout;
 use anyhow::{bail, Context};
 use batchdoku::grid::{Grid, ParseError};
 use batchdoku::input::{
-    count_newlines, detect, is_skipped, record_text_end, records, Framing, InputFormat,
+    bom_len, count_newlines, detect, is_skipped, record_text_end, records, Framing, InputFormat,
     ParsedRecord, StreamChunks,
 };
 use batchdoku::mapfile::MappedFile;
@@ -15,6 +16,7 @@ use batchdoku::verify::{
 };
 use batchdoku::SolverKind;
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -216,7 +218,7 @@ impl<'a> AnswerReader<'a> {
         let mut format = AnswerFormat::Line;
         let chunks = Chunks::new(source, map, |top| {
             // The first record that is not blank or a comment tells the form.
-            let mut pos = 0;
+            let mut pos = bom_len(top);
             while pos < top.len() {
                 let end = record_text_end(&top[pos..], false);
                 let line = trim_line_end(&top[pos..pos + end]);
@@ -227,11 +229,11 @@ impl<'a> AnswerReader<'a> {
                         AnswerFormat::Csv { .. } => Framing::Csv,
                         _ => Framing::Line,
                     };
-                    return (framing, if header { pos + end } else { 0 });
+                    return (framing, if header { pos + end } else { bom_len(top) });
                 }
                 pos += end;
             }
-            (Framing::Line, 0)
+            (Framing::Line, bom_len(top))
         })?;
         Ok(AnswerReader {
             at: Cursor::new(source, chunks),
@@ -427,34 +429,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "seconds": seconds,
             "failures": list,
         });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        print_stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?;
     } else {
+        let mut text = String::new();
         for f in failures.iter().take(SHOWN) {
             let answer_at = match f.answer_line {
                 Some(l) => format!(", {answers_name}:{l}"),
                 None => String::new(),
             };
-            println!(
+            let _ = writeln!(
+                text,
                 "record {} ({puzzles_name}:{}{answer_at}): {}",
                 f.record, f.puzzle_line, f.failure
             );
         }
         if failures.len() > SHOWN {
-            println!("... and {} more failures", failures.len() - SHOWN);
+            let _ = writeln!(text, "... and {} more failures", failures.len() - SHOWN);
         }
         if let Some(m) = &mismatch {
-            println!("record counts differ: {m}");
+            let _ = writeln!(text, "record counts differ: {m}");
         }
         let verdict = if failures.is_empty() && mismatch.is_none() {
             "all answers are right"
         } else {
             "FAILED"
         };
-        println!(
+        let _ = writeln!(
+            text,
             "{checked} records checked: {passed} passed, {} failed ({:.3} s): {verdict}",
             failures.len(),
             seconds
         );
+        print_stdout(&text)?;
     }
     Ok(if failures.is_empty() && mismatch.is_none() {
         ExitCode::SUCCESS

@@ -1,0 +1,268 @@
+//! Robust at the edges: full or closed standard output, warning counts,
+//! thread counts far beyond the cores, byte-order marks, comment stretches
+//! through a pipe, failed generation, figures over zero records.
+#![cfg(unix)]
+
+mod common;
+
+use common::{batchdoku, sample_path, write, CLASSIC, CLASSIC_SOLUTION};
+use predicates::prelude::*;
+use std::process::{Command, Stdio};
+
+fn bin() -> std::path::PathBuf {
+    assert_cmd::cargo::cargo_bin("batchdoku")
+}
+
+/// Runs `batchdoku ARGS | head -c 10` and returns batchdoku's exit code and
+/// stderr (the pipe is closed after 10 bytes).
+fn into_closed_pipe(args: &[&str]) -> (Option<i32>, String) {
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut ten = [0u8; 10];
+    std::io::Read::read_exact(&mut stdout, &mut ten).unwrap();
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn full_or_closed_standard_output_is_a_message_or_success_never_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = sample_path();
+    let sample_s = sample.to_str().unwrap();
+    // Enough output that the pipe is closed before it is all written.
+    let answers = dir.path().join("answers.txt");
+    batchdoku()
+        .args(["solve", "-q", "-o"])
+        .arg(&answers)
+        .arg(&sample)
+        .assert()
+        .success();
+    let wrong = write(
+        dir.path(),
+        "wrong.txt",
+        format!("{CLASSIC_SOLUTION}\n").repeat(3000),
+    );
+    let wrong_s = wrong.to_str().unwrap();
+    let big = write(
+        dir.path(),
+        "big.txt",
+        std::fs::read_to_string(&sample).unwrap().repeat(30),
+    );
+    let big_s = big.to_str().unwrap();
+    for args in [
+        vec!["verify", sample_s, wrong_s],
+        vec![
+            "bench",
+            "--min-time",
+            "0",
+            "--warmup",
+            "0",
+            "--solvers",
+            "fast",
+            sample_s,
+            sample_s,
+            sample_s,
+        ],
+        vec!["generate", "-n", "100000", "--seed", "1", "-q"],
+        vec!["solve", "-q", big_s],
+        vec!["rate", "-q", big_s],
+    ] {
+        let (code, stderr) = into_closed_pipe(&args);
+        let expect = if args[0] == "verify" { 1 } else { 0 };
+        assert_eq!(code, Some(expect), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("error"), "{args:?}: {stderr}");
+        // Into a full device: exit 1 with a message.
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let out = Command::new(bin())
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn the_count_of_malformed_records_not_shown_is_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    // 588 malformed among 60,000 records, spread over many chunks.
+    let mut text = String::new();
+    for i in 0..60_000 {
+        if i % 102 == 7 && i / 102 < 588 {
+            text += "not a puzzle\n";
+        } else {
+            text += CLASSIC;
+            text += "\n";
+        }
+    }
+    assert_eq!(text.matches("not a puzzle").count(), 588);
+    let f = write(dir.path(), "mixed.txt", &text);
+    for threads in ["1", "2"] {
+        batchdoku()
+            .args(["solve", "-j", threads])
+            .arg(&f)
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(
+                "578 more malformed records not shown",
+            ))
+            .stderr(predicate::str::contains("588 malformed"));
+    }
+    // 25 through standard input: one chunk.
+    batchdoku()
+        .args(["solve", "-"])
+        .write_stdin("bad\n".repeat(25))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "15 more malformed records not shown",
+        ));
+    // Ten or fewer: no count line.
+    batchdoku()
+        .args(["solve", "-"])
+        .write_stdin("bad\n".repeat(10))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("not shown").not());
+}
+
+#[test]
+fn thread_counts_far_beyond_the_cores_are_capped_with_a_warning() {
+    let start = std::time::Instant::now();
+    let out = batchdoku()
+        .args(["solve", "-q", "-j", "200000"])
+        .arg(sample_path())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("is far beyond the"));
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .count(),
+        3000
+    );
+}
+
+#[test]
+fn a_pipe_reads_like_the_file_after_any_number_of_comment_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let comments = "# a comment\n".repeat(30_000);
+    let grid: String = CLASSIC
+        .as_bytes()
+        .chunks(9)
+        .map(|r| format!("{}\n", std::str::from_utf8(r).unwrap()))
+        .collect();
+    for (name, body) in [
+        (
+            "csv",
+            format!("{comments}quizzes,solutions\n{CLASSIC},{CLASSIC_SOLUTION}\n"),
+        ),
+        ("grid", format!("{comments}{grid}\n{grid}")),
+        ("bom", format!("\u{feff}{comments}puzzle\n{CLASSIC}\n")),
+        ("bom-line", format!("\u{feff}{CLASSIC}\n")),
+    ] {
+        let f = write(dir.path(), name, &body);
+        let from_file = batchdoku()
+            .args(["solve", "--format", "csv", "-q"])
+            .arg(&f)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let from_pipe = batchdoku()
+            .args(["solve", "--format", "csv", "-q", "-"])
+            .write_stdin(body.clone())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8(from_file.clone()).unwrap();
+        assert_eq!(from_file, from_pipe, "{name}");
+        assert!(!text.contains("malformed"), "{name}: {text}");
+        assert!(text.contains(CLASSIC_SOLUTION), "{name}: {text}");
+    }
+    // A byte-order mark before an answers file's header too.
+    let answers = write(
+        dir.path(),
+        "answers.csv",
+        format!("\u{feff}line,puzzle,status,solutions,solution,guesses\n1,{CLASSIC},solved,1,{CLASSIC_SOLUTION},0\n"),
+    );
+    let puzzles = write(dir.path(), "p.txt", format!("\u{feff}{CLASSIC}\n"));
+    batchdoku()
+        .arg("verify")
+        .arg(&puzzles)
+        .arg(&answers)
+        .assert()
+        .success();
+}
+
+#[test]
+fn failed_generation_leaves_no_file_that_looks_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gen.txt");
+    batchdoku()
+        .args([
+            "generate",
+            "-n",
+            "3",
+            "--seed",
+            "1",
+            "-q",
+            "--difficulty",
+            "extreme",
+        ])
+        .args(["--min-clues", "45", "-o"])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--min-clues 45"))
+        .stderr(predicate::str::contains("--symmetry").not())
+        .stderr(predicate::str::contains(
+            "gen.txt.partial holds the 0 found",
+        ));
+    assert!(!out.exists());
+}
+
+#[test]
+fn figures_over_zero_records_are_dashes() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = write(dir.path(), "empty.txt", "");
+    let stats = dir.path().join("stats.json");
+    batchdoku()
+        .arg("solve")
+        .arg(&empty)
+        .arg("--stats")
+        .arg(&stats)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("0 records:"))
+        .stderr(predicate::str::contains("- puzzles/s, - us/puzzle"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(v["puzzles_per_sec"], serde_json::Value::Null);
+    batchdoku()
+        .arg("rate")
+        .arg(&empty)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("(-/s)"));
+}
