@@ -82,9 +82,9 @@ impl std::str::FromStr for Symmetry {
 /// Options for [`generate`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct GenerateOptions {
-    /// Try every clue (or symmetric pair): the result has no removable clue.
-    /// Without it, removal stops at the first clue that is needed, which
-    /// leaves easier puzzles with more clues.
+    /// Try every clue (or symmetric pair, then every single clue left): the
+    /// result has no removable clue. Without it, removal stops at the first
+    /// clue that is needed, which leaves easier puzzles with more clues.
     pub minimal: bool,
     /// Never go below this many clues.
     pub min_clues: usize,
@@ -155,6 +155,29 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
             }
         } else {
             clues -= size;
+        }
+    }
+    if options.minimal && options.symmetry != Symmetry::None {
+        // No pair can go now, but a single clue of a pair still may: try
+        // each once, so that no clue at all can go (the symmetry is kept
+        // wherever that allows).
+        let mut singles: Vec<u8> = (0..CELLS as u8)
+            .filter(|&i| cells[i as usize] != 0)
+            .collect();
+        singles.shuffle(&mut rng);
+        for &i in &singles {
+            if clues <= options.min_clues {
+                break;
+            }
+            let i = i as usize;
+            let v = cells[i];
+            cells[i] = 0;
+            let trial = Grid::from_cells(cells).expect("cells are digits");
+            if solver.solvable_without(&trial, i, v) {
+                cells[i] = v;
+            } else {
+                clues -= 1;
+            }
         }
     }
     Generated {
@@ -246,7 +269,7 @@ mod tests {
                     index,
                     GenerateOptions {
                         symmetry,
-                        ..minimal()
+                        ..GenerateOptions::default()
                     },
                 );
                 assert_eq!(solver.solve(&g.puzzle, 2).solutions, 1);
