@@ -71,6 +71,31 @@ pub const ROW_OF: [u8; CELLS] = unit_table(0);
 pub const COL_OF: [u8; CELLS] = unit_table(1);
 pub const BOX_OF: [u8; CELLS] = unit_table(2);
 
+/// The cells of each of the 27 units: rows 0-8, columns 9-17, boxes 18-26.
+pub const UNIT_CELLS: [[u8; 9]; 27] = unit_cells();
+
+const fn unit_cells() -> [[u8; 9]; 27] {
+    let mut t = [[0u8; 9]; 27];
+    let mut fill = [0usize; 27];
+    let mut i = 0;
+    while i < CELLS {
+        let units = [
+            ROW_OF[i] as usize,
+            9 + COL_OF[i] as usize,
+            18 + BOX_OF[i] as usize,
+        ];
+        let mut k = 0;
+        while k < 3 {
+            let u = units[k];
+            t[u][fill[u]] = i as u8;
+            fill[u] += 1;
+            k += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
 const fn unit_table(kind: u8) -> [u8; CELLS] {
     let mut t = [0u8; CELLS];
     let mut i = 0;

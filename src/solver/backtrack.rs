@@ -4,7 +4,7 @@
 //! used it. No propagation, so hard puzzles can take seconds.
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
-use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -98,6 +98,29 @@ impl BacktrackSolver {
         true
     }
 
+    /// True when every unit can still hold every digit it lacks: some empty
+    /// cell of the unit sees no such digit in its row, column or box. Looked
+    /// at once, before the search: row-major filling finds a digit squeezed
+    /// out of a late unit only after trying every filling of the cells
+    /// before it, which on a near-empty grid takes hours.
+    fn every_unit_has_room(&self) -> bool {
+        const ALL: u16 = 0x3FE;
+        UNIT_CELLS.iter().all(|unit| {
+            let room = unit.iter().fold(0u16, |room, &c| {
+                let i = c as usize;
+                match self.cells[i] {
+                    0 => {
+                        let (r, c, b) =
+                            (ROW_OF[i] as usize, COL_OF[i] as usize, BOX_OF[i] as usize);
+                        room | (ALL & !(self.rows[r] | self.cols[c] | self.boxes[b]))
+                    }
+                    v => room | (1 << v),
+                }
+            });
+            room == ALL
+        })
+    }
+
     /// Fills empty cell number `k` onwards; returns true when the limit is reached.
     fn fill(&mut self, k: usize) -> bool {
         if k == self.empty_len {
@@ -153,7 +176,7 @@ impl Solver for BacktrackSolver {
         self.guesses = 0;
         self.timed_out = false;
         self.stopped = false;
-        if self.load(puzzle) {
+        if self.load(puzzle) && self.every_unit_has_room() {
             self.fill(0);
         }
         Outcome {

@@ -3,10 +3,12 @@
 //! left with one candidate is placed in turn (naked singles) until nothing
 //! changes. Then the search branches on the unsolved cell with the fewest
 //! candidates (minimum remaining values), copying the 180-byte state per
-//! branch instead of keeping an undo log.
+//! branch instead of keeping an undo log. Before branching it checks that
+//! every unit still has room for every digit, so a digit squeezed out of a
+//! unit ends the branch at once.
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
-use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
 use std::sync::atomic::AtomicBool;
 
 /// The 20 peers (same row, column or box) of every cell.
@@ -88,6 +90,20 @@ impl State {
         true
     }
 
+    /// True while every unit can still hold every digit: some cell of the
+    /// unit has it as a candidate (a placed cell's candidate is its digit).
+    /// Naked singles alone never see a digit squeezed out of a unit, and a
+    /// near-empty grid with such a hole would be searched for hours (every
+    /// filling of the other cells tried); this one look per node ends it at
+    /// once.
+    fn every_unit_has_room(&self) -> bool {
+        UNIT_CELLS.iter().all(|unit| {
+            unit.iter()
+                .fold(0u16, |room, &c| room | self.cand[c as usize])
+                == ALL_DIGITS
+        })
+    }
+
     /// The unplaced cell with the fewest candidates, or `None` when solved.
     fn most_constrained(&self) -> Option<usize> {
         let mut best = None;
@@ -135,6 +151,9 @@ impl MrvSolver {
 
     /// Searches below `state`; returns true when the limit is reached.
     fn search(&mut self, state: &State) -> bool {
+        if !state.every_unit_has_room() {
+            return false;
+        }
         let Some(cell) = state.most_constrained() else {
             self.found += 1;
             if self.first.is_none() {

@@ -231,3 +231,26 @@ fn a_set_stop_flag_ends_a_search_that_would_take_hours() {
         assert!(!s.stopped());
     }
 }
+
+#[test]
+fn a_digit_squeezed_out_of_a_box_is_seen_at_once_by_every_solver() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Digit 1 has no place in the bottom middle box: rows 7 and 8 hold a 1
+    // elsewhere, columns 5 and 6 too, and the last cell holds a 2. Naked
+    // singles never see it; without a look at the units, mrv and backtrack
+    // searched every filling of the other cells (hours).
+    static GIVE_UP: AtomicBool = AtomicBool::new(false);
+    let p =
+        grid(".....1...........2...............................1..........1..1...........2.....");
+    // A watchdog, so a regression fails instead of hanging the suite.
+    std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+        GIVE_UP.store(true, Ordering::SeqCst);
+    });
+    for mut s in solvers() {
+        s.set_stop(Some(&GIVE_UP));
+        let out = s.solve(&p, 2);
+        assert!(!s.stopped(), "{} did not finish", s.name());
+        assert_eq!(out.solutions, 0, "{}", s.name());
+    }
+}
