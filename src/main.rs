@@ -1,7 +1,7 @@
 //! The `batchdoku` command line: a thin layer over the library. Each
 //! subcommand lives in its own module under `cmd/` with its own help text.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
@@ -27,6 +27,8 @@ enum Command {
     Bench(cmd::bench::Args),
     Generate(cmd::generate::Args),
     Rate(cmd::rate::Args),
+    Completions(cmd::completions::Args),
+    Man(cmd::man::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(args),
         Command::Generate(args) => cmd::generate::run(args),
         Command::Rate(args) => cmd::rate::run(args),
+        Command::Completions(args) => cmd::completions::run(args, Cli::command()),
+        Command::Man(args) => cmd::man::run(args, Cli::command()),
     };
     match result {
         Ok(code) => code,

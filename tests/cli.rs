@@ -160,3 +160,60 @@ fn solves_magictour_with_fast_and_mrv() {
         assert_solves(&puzzles, &String::from_utf8_lossy(&out.get_output().stdout));
     }
 }
+
+#[test]
+fn completions_for_every_shell_know_every_subcommand() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = batchdoku().args(["completions", shell]).assert().success();
+        let script = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        for sub in ["solve", "verify", "bench", "generate", "rate"] {
+            assert!(script.contains(sub), "{shell}: {sub}");
+        }
+        assert!(script.contains("resume"), "{shell}");
+    }
+    batchdoku().args(["completions", "tcsh"]).assert().code(2);
+}
+
+#[test]
+fn the_man_page_has_a_section_per_subcommand() {
+    let out = batchdoku().arg("man").assert().success();
+    let page = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(page.starts_with(".ie"), "{}", &page[..80]);
+    assert!(page.contains(".TH batchdoku 1"));
+    for sub in [
+        "SOLVE",
+        "VERIFY",
+        "BENCH",
+        "GENERATE",
+        "RATE",
+        "COMPLETIONS",
+    ] {
+        assert!(page.contains(&format!(".SH \"BATCHDOKU {sub}\"")), "{sub}");
+    }
+    assert!(page.contains("\\-\\-resume"));
+}
+
+#[test]
+fn every_subcommand_help_ends_with_examples() {
+    for sub in [
+        "solve",
+        "verify",
+        "bench",
+        "generate",
+        "rate",
+        "completions",
+        "man",
+    ] {
+        let out = batchdoku().args([sub, "--help"]).assert().success();
+        let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let examples = help
+            .split("Examples:")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{sub}: no examples"));
+        let shown = examples
+            .lines()
+            .filter(|l| l.trim_start().starts_with("batchdoku "))
+            .count();
+        assert!((2..=3).contains(&shown), "{sub}: {shown} examples");
+    }
+}

@@ -17,6 +17,14 @@ use std::time::Duration;
 /// puzzle's solution count. Then warm-up passes, then timed passes over the
 /// whole file until --min-time. With no FILES, the sample in datasets/.
 #[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  batchdoku bench                              (the shipped sample)
+  batchdoku bench --solvers fast --threads 1 --limit 2 hardest.txt
+  batchdoku bench --format json set1.txt set2.txt > run.json
+
+Exit codes: 0 done, 1 a wrong answer, a disagreement between solvers or an
+I/O error, 2 usage error.")]
 pub struct Args {
     /// Puzzle files (default: datasets/sample.txt).
     pub files: Vec<PathBuf>,

@@ -20,11 +20,15 @@ use std::time::Instant;
 /// from its own random stream (seed, i), so the same seed and options give
 /// the same file whatever the thread count.
 #[derive(clap::Args)]
-#[command(
-    after_help = "Difficulty classes (see `batchdoku rate`): easy = singles suffice, \
-medium = locked candidates needed, hard = search needed with fewer than 20 guesses, \
-extreme = 20 guesses or more."
-)]
+#[command(after_help = "\
+Examples:
+  batchdoku generate -n 1000 --seed 7 -o puzzles.txt
+  batchdoku generate -n 100 --minimal --symmetry rotational --with-solution
+  batchdoku generate -n 50 --difficulty extreme -j 8
+
+Difficulty classes (see `batchdoku rate`): easy = singles suffice, medium =
+locked candidates needed, hard = search needed with fewer than 20 guesses,
+extreme = 20 guesses or more.")]
 pub struct Args {
     /// How many puzzles.
     #[arg(short = 'n', long = "count", default_value_t = 1)]

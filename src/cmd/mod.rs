@@ -1,8 +1,10 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod completions;
 pub mod generate;
 pub mod inputs;
+pub mod man;
 pub mod output;
 pub mod progress;
 pub mod rate;

@@ -28,7 +28,12 @@ use std::time::Instant;
 /// candidates, hard = search with fewer than 20 guesses, extreme = 20 or more.
 /// Inputs are read as by `solve` (files or standard input, line or grid form).
 #[derive(clap::Args)]
-#[command(after_help = "Exit codes: 0 done, 1 I/O error or interrupted, 2 usage error.")]
+#[command(after_help = "\
+Examples:
+  batchdoku rate puzzles.txt -o ratings.csv
+  batchdoku rate --format jsonl puzzles.txt | grep extreme
+
+Exit codes: 0 done, 1 I/O error or interrupted, 2 usage error.")]
 pub struct Args {
     /// Puzzle files; `-` or none reads standard input.
     pub files: Vec<PathBuf>,

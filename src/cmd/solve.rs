@@ -35,6 +35,11 @@ use std::time::Instant;
 /// `malformed` (not a puzzle; a warning names its file and line).
 #[derive(clap::Args)]
 #[command(after_help = "\
+Examples:
+  batchdoku solve puzzles.txt -o answers.txt
+  batchdoku solve --limit 2 --format csv -j 8 puzzles.txt > answers.csv
+  cat puzzles.txt | batchdoku solve -q -      (a filter: one line per record)
+
 Exit codes:
   0  done, even when some puzzles are unsolvable, invalid or malformed
   1  I/O error or interrupted (a file output is kept as OUT.partial; rerun

@@ -35,10 +35,14 @@ use std::time::Instant;
 /// no solution, `invalid` must repeat a given, `malformed` must not parse,
 /// `unique`/`multiple` and solution counts must match the puzzle's count.
 #[derive(clap::Args)]
-#[command(
-    after_help = "Exit codes: 0 every answer is right, 1 some answer is wrong, the \
-                        files hold different numbers of records, or an I/O error, 2 usage error."
-)]
+#[command(after_help = "\
+Examples:
+  batchdoku verify puzzles.txt answers.txt
+  batchdoku verify --unique --format json puzzles.txt answers.csv
+  batchdoku verify kaggle_sudoku.csv          (quizzes,solutions on each line)
+
+Exit codes: 0 every answer is right, 1 some answer is wrong, the files hold
+different numbers of records, or an I/O error, 2 usage error.")]
 pub struct Args {
     /// The puzzles, one per line (or in grid form).
     pub puzzles: PathBuf,
