@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS each (default 30) from its committed
+# seeds (fuzz/seeds/TARGET) and its growing corpus (fuzz/corpus/TARGET, not
+# committed); fails on the first crash, which libFuzzer writes to
+# fuzz/artifacts/TARGET/. Needs cargo-fuzz (installed here when missing) and
+# a nightly compiler (the nightly toolchain when rustup has one, else the
+# stable compiler with RUSTC_BOOTSTRAP=1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    cargo install cargo-fuzz --locked --quiet
+fi
+if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    fuzz=(cargo +nightly fuzz)
+else
+    export RUSTC_BOOTSTRAP=1
+    fuzz=(cargo fuzz)
+fi
+"${fuzz[@]}" build
+for target in $("${fuzz[@]}" list); do
+    mkdir -p "fuzz/corpus/$target"
+    echo "fuzz: $target for ${seconds}s"
+    "${fuzz[@]}" run "$target" "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
+        -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 2>&1 |
+        grep -E '^(stat::number_of_executed_units|stat::peak_rss_mb|Done|==[0-9]+==|SUMMARY|thread .* panicked)' || true
+    # libFuzzer exits non-zero on a crash, and leaves the input behind.
+    if compgen -G "fuzz/artifacts/$target/*" >/dev/null; then
+        echo "fuzz: $target crashed; inputs in fuzz/artifacts/$target/" >&2
+        exit 1
+    fi
+done
