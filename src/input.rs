@@ -910,14 +910,8 @@ impl<R: std::io::Read> StreamChunks<R> {
     /// Reads until `carry` holds at least `want` bytes, the input ends, or
     /// the last line is over-long (`carry` cannot grow until it ends).
     fn fill(&mut self, want: usize) -> std::io::Result<()> {
-        let mut buf = vec![0u8; 64 << 10];
         while !self.eof && self.carry.len() < want && !self.dropping {
-            match self.reader.read(&mut buf) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.append(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+            self.read_once()?;
         }
         Ok(())
     }
@@ -925,14 +919,20 @@ impl<R: std::io::Read> StreamChunks<R> {
     /// Reads and drops the rest of an over-long line (in bounded memory,
     /// however long it is).
     fn finish_dropped_line(&mut self) -> std::io::Result<()> {
-        let mut buf = vec![0u8; 64 << 10];
         while self.dropping && !self.eof {
-            match self.reader.read(&mut buf) {
-                Ok(0) => self.eof = true,
-                Ok(n) => self.append(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+            self.read_once()?;
+        }
+        Ok(())
+    }
+
+    /// One read from the stream, appended (with lines capped).
+    fn read_once(&mut self) -> std::io::Result<()> {
+        let mut buf = [0u8; 64 << 10];
+        match self.reader.read(&mut buf) {
+            Ok(0) => self.eof = true,
+            Ok(n) => self.append(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
         Ok(())
     }

@@ -7,16 +7,15 @@
 mod common;
 
 use batchdoku::input::count_csv_records;
-use common::{batchdoku, sample_path, write, CLASSIC, CLASSIC_SOLUTION};
+use common::{
+    batchdoku, bin, interrupt_while_reading_stdin, sample_path, signal, write, CLASSIC,
+    CLASSIC_SOLUTION,
+};
 use predicates::prelude::*;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn bin() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("batchdoku")
-}
 
 fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
     String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
@@ -24,13 +23,6 @@ fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
 
 fn mkfifo(path: &Path) {
     assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
-}
-
-fn signal(child: &Child, name: &str) {
-    Command::new("kill")
-        .args([name, &child.id().to_string()])
-        .status()
-        .unwrap();
 }
 
 /// Waits until `path` exists with at least `bytes` bytes (the run is under
@@ -146,27 +138,6 @@ fn binary_files_are_refused_unless_line_form_is_forced() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("binary"));
-}
-
-/// Runs `batchdoku ARGS` with standard input held open and empty (`-` is
-/// among the inputs), interrupts it with SIGINT while it waits there, then
-/// closes standard input: a real interrupted run at a known point, leaving
-/// `OUT.partial` and the record of its run.
-fn interrupt_while_reading_stdin(args: &[OsString]) {
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take();
-    std::thread::sleep(Duration::from_millis(300));
-    signal(&child, "-INT");
-    drop(stdin);
-    let result = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert_eq!(result.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
 }
 
 fn os(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<OsString> {

@@ -5,13 +5,9 @@
 
 mod common;
 
-use common::{batchdoku, sample_path, write, CLASSIC, CLASSIC_SOLUTION};
+use common::{batchdoku, bin, sample_path, write, CLASSIC, CLASSIC_SOLUTION};
 use predicates::prelude::*;
 use std::process::{Command, Stdio};
-
-fn bin() -> std::path::PathBuf {
-    assert_cmd::cargo::cargo_bin("batchdoku")
-}
 
 /// Runs `batchdoku ARGS | head -c 10` and returns batchdoku's exit code and
 /// stderr (the pipe is closed after 10 bytes).

@@ -422,34 +422,6 @@ fn stats_json_and_strict_mode() {
         .success();
 }
 
-/// Runs `batchdoku ARGS` with standard input held open and empty (name
-/// `-` among the inputs), interrupts it with SIGINT while it waits there,
-/// then closes standard input: a real interrupted run, at a known point
-/// (every earlier input read), that leaves `OUT.partial` and the record of
-/// its run. Returns the run's stderr.
-#[cfg(unix)]
-fn interrupt_while_reading_stdin(args: &[&std::ffi::OsStr]) -> String {
-    let bin = assert_cmd::cargo::cargo_bin("batchdoku");
-    let mut child = std::process::Command::new(&bin)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take();
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    drop(stdin);
-    let result = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr).to_string();
-    assert_eq!(result.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
-    stderr
-}
-
 #[cfg(unix)]
 #[test]
 fn resume_finishes_a_partial_file_without_losing_or_redoing_records() {
@@ -477,8 +449,7 @@ fn resume_finishes_a_partial_file_without_losing_or_redoing_records() {
             .success();
         let full_text = std::fs::read_to_string(&full).unwrap();
         // A real interrupted run leaves the partial and its run record ...
-        let a = args(&out);
-        interrupt_while_reading_stdin(&a.iter().map(|s| s.as_os_str()).collect::<Vec<_>>());
+        common::interrupt_while_reading_stdin(&args(&out));
         // ... cut here, as a killed run leaves it: 1,234 whole records
         // (plus the csv header) and half of the next one.
         let head = usize::from(format == "csv");

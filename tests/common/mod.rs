@@ -59,3 +59,40 @@ pub fn load_puzzles(path: &std::path::Path) -> Vec<Grid> {
         })
         .collect()
 }
+
+/// The path of the binary under test, for `std::process::Command`.
+pub fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("batchdoku")
+}
+
+/// Sends signal `name` (`-INT`, `-TERM`) to a child process.
+#[cfg(unix)]
+pub fn signal(child: &std::process::Child, name: &str) {
+    std::process::Command::new("kill")
+        .args([name, &child.id().to_string()])
+        .status()
+        .unwrap();
+}
+
+/// Runs `batchdoku ARGS` with standard input held open and empty (`-` is
+/// among the inputs), interrupts it with SIGINT while it waits there, then
+/// closes standard input: a real interrupted run at a known point (every
+/// earlier input read), leaving `OUT.partial` and the record of its run.
+#[cfg(unix)]
+pub fn interrupt_while_reading_stdin<S: AsRef<std::ffi::OsStr>>(args: &[S]) {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    signal(&child, "-INT");
+    drop(stdin);
+    let result = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+}
