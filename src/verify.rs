@@ -252,6 +252,8 @@ pub enum Failure {
     },
     /// The answer's status and count cannot both be true (`unique,3`).
     Contradictory { status: Status, count: u32 },
+    /// Proving the claim needs more solutions counted than allowed.
+    TooManyToCount { claimed: String, max: u32 },
     /// The answer has neither a solution nor a status that needs none.
     NoSolution { status: Status },
     /// `--unique`: the puzzle does not have exactly one solution.
@@ -319,6 +321,10 @@ impl fmt::Display for Failure {
                     counted_words(*found, *limit)
                 )
             }
+            Failure::TooManyToCount { claimed, max } => write!(
+                f,
+                "cannot check the claim {claimed}: counting stops at {max} solutions (--max-count)"
+            ),
             Failure::Contradictory { status, count } => write!(
                 f,
                 "answer contradicts itself: status {} with {count} solutions",
@@ -335,10 +341,27 @@ impl fmt::Display for Failure {
 }
 
 /// Options for [`check`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct CheckOptions {
     /// Demand exactly one solution for every puzzle.
     pub unique: bool,
+    /// The most solutions counted to prove a claim: a claim that needs more
+    /// (`P:4000000000:S`) fails as unverifiable instead of holding the run
+    /// for an hour.
+    pub max_count: u32,
+}
+
+/// The default [`CheckOptions::max_count`]: about 2.5 s of counting on an
+/// empty grid.
+pub const MAX_COUNT: u32 = 10_000_000;
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            unique: false,
+            max_count: MAX_COUNT,
+        }
+    }
 }
 
 /// Checks a solution against the rules and the puzzle's givens.
@@ -422,6 +445,15 @@ pub fn check(
         Need::AtLeast(n, _) => n,
     }
     .max(if options.unique { 2 } else { 1 });
+    if limit > options.max_count.max(2) {
+        let claimed = match need {
+            Need::Exactly(_, c) | Need::AtLeast(_, c) => c,
+        };
+        return Err(Failure::TooManyToCount {
+            claimed,
+            max: options.max_count,
+        });
+    }
     let found = solver.solve(puzzle, limit).solutions;
     let wrong = |claimed: &str| Failure::WrongCount {
         claimed: claimed.to_string(),
@@ -506,7 +538,10 @@ mod tests {
             &mut FastSolver::new(),
             &ok(puzzle),
             claim,
-            CheckOptions { unique },
+            CheckOptions {
+                unique,
+                ..CheckOptions::default()
+            },
         )
     }
 
@@ -685,6 +720,10 @@ mod tests {
             e.to_string(),
             "claimed 7 solutions but the puzzle has exactly 3 solutions"
         );
+        // A claim too large to count fails as unverifiable, at once.
+        let huge = embedded_answer(format!("{p3}:4000000000:{s3}").as_bytes()).unwrap();
+        let e = run(&p3, &huge, false).unwrap_err();
+        assert!(matches!(e, Failure::TooManyToCount { .. }), "{e}");
         assert_eq!(
             run(
                 &p3,

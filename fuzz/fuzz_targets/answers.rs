@@ -36,7 +36,17 @@ fuzz_target!(|data: &[u8]| {
     for claim in claims.into_iter().flatten() {
         let unique = pick & 0x80 != 0;
         let mut solver = batchdoku::solver::FastSolver::new();
-        if check(&mut solver, &puzzle, &claim, CheckOptions { unique }).is_err() {
+        if check(
+            &mut solver,
+            &puzzle,
+            &claim,
+            CheckOptions {
+                unique,
+                max_count: 1_000,
+            },
+        )
+        .is_err()
+        {
             continue;
         }
         let grid = puzzle.as_ref().expect("these puzzles parse");

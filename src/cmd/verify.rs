@@ -54,6 +54,10 @@ pub struct Args {
     /// Report as text (default) or json.
     #[arg(long, default_value = "text", value_parser = ["text", "json"])]
     pub format: String,
+    /// Count at most N solutions to prove a claimed count: a claim that
+    /// needs more is reported as unverifiable (a failure).
+    #[arg(long, value_name = "N", default_value_t = batchdoku::verify::MAX_COUNT)]
+    pub max_count: u32,
     /// Worker threads (0: one per core).
     #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
     pub threads: usize,
@@ -356,6 +360,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let options = CheckOptions {
         unique: args.unique,
+        max_count: args.max_count,
     };
     let mut failures: Vec<Located> = Vec::new();
     let mut checked = 0u64;
