@@ -108,7 +108,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             )
             .context("cannot write the output")?;
     }
-    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // A second Ctrl-C (the first waits for the chunks in flight, or
+            // for a blocked read of standard input): leave now.
+            eprintln!("\nbatchdoku: interrupted twice; the output stops early");
+            std::process::exit(130);
+        }
+    });
     let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
     let progress = Progress::new(&args.progress, args.quiet, total_bytes);
     let started = Instant::now();
