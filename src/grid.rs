@@ -38,6 +38,9 @@ pub enum ParseError {
     /// Grid form: the puzzle ended before its ninth row.
     #[error("incomplete grid: {rows} of 9 rows")]
     IncompleteGrid { rows: usize },
+    /// CSV: the record has no field in the puzzle's column (1-based).
+    #[error("no column {column}: the record has {fields} fields")]
+    MissingColumn { column: usize, fields: usize },
 }
 
 /// A row, column or box of the grid, numbered from 1 as people count.

@@ -19,6 +19,198 @@ pub enum InputFormat {
     Line,
     /// Nine rows of nine cells per puzzle.
     Grid,
+    /// CSV records (RFC 4180: a quoted field may hold commas, quotes and
+    /// line breaks) with the puzzle in one column. Records are numbered by
+    /// data row, from 1 after the header.
+    Csv(CsvLayout),
+}
+
+/// Where the puzzle is in a CSV input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CsvLayout {
+    /// The puzzle's column, from 0.
+    pub column: usize,
+}
+
+/// A column named on the command line: by header name, or by position
+/// from 1.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColumnSpec {
+    Name(String),
+    Number(usize),
+}
+
+impl std::str::FromStr for ColumnSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.parse::<usize>() {
+            Ok(0) => Err("columns are numbered from 1".into()),
+            Ok(n) => Ok(ColumnSpec::Number(n)),
+            Err(_) if s.trim().is_empty() => Err("empty column name".into()),
+            Err(_) => Ok(ColumnSpec::Name(s.trim().to_string())),
+        }
+    }
+}
+
+/// Header names taken for the puzzle column, in order of preference.
+pub const PUZZLE_COLUMNS: [&str; 5] = ["puzzle", "quizzes", "question", "quiz", "sudoku"];
+/// Header names taken for the answer column.
+pub const ANSWER_COLUMNS: [&str; 3] = ["solution", "solutions", "answer"];
+
+/// The fields of one CSV record (its text without the line end): quoted
+/// fields unquoted, `""` inside them read as one quote.
+pub fn csv_fields(record: &[u8]) -> Vec<std::borrow::Cow<'_, [u8]>> {
+    let mut fields = Vec::new();
+    let mut start = 0;
+    let mut quoted = false;
+    for (i, &b) in record.iter().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b',' if !quoted => {
+                fields.push(unquote(&record[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    fields.push(unquote(&record[start..]));
+    fields
+}
+
+/// Field `k` (from 0) of a CSV record, unquoted; `None` when it has fewer
+/// fields. Stops scanning at the field, so a puzzle in the first column
+/// costs no more than its own bytes.
+pub fn csv_field(record: &[u8], k: usize) -> Option<std::borrow::Cow<'_, [u8]>> {
+    let mut start = 0;
+    let mut index = 0;
+    let mut quoted = false;
+    for pos in memchr::memchr2_iter(b'"', b',', record) {
+        match record[pos] {
+            b'"' => quoted = !quoted,
+            _ if quoted => {}
+            _ => {
+                if index == k {
+                    return Some(unquote(&record[start..pos]));
+                }
+                index += 1;
+                start = pos + 1;
+            }
+        }
+    }
+    (index == k).then(|| unquote(&record[start..]))
+}
+
+/// A field's text: without its surrounding quotes (and spaces outside
+/// them), `""` read as `"`.
+fn unquote(field: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    let t = field.trim_ascii();
+    match t.strip_prefix(b"\"").and_then(|t| t.strip_suffix(b"\"")) {
+        Some(inner) if !inner.windows(2).any(|w| w == b"\"\"") => std::borrow::Cow::Borrowed(inner),
+        Some(inner) => {
+            let mut out = Vec::with_capacity(inner.len());
+            let mut i = 0;
+            while i < inner.len() {
+                out.push(inner[i]);
+                i += if inner[i] == b'"' && inner.get(i + 1) == Some(&b'"') {
+                    2
+                } else {
+                    1
+                };
+            }
+            std::borrow::Cow::Owned(out)
+        }
+        None => std::borrow::Cow::Borrowed(field),
+    }
+}
+
+/// The index of the first header field named one of `names` (ignoring
+/// case and surrounding spaces).
+pub fn find_column(header: &[u8], names: &[&str]) -> Option<usize> {
+    let fields = csv_fields(header);
+    names.iter().find_map(|name| {
+        fields
+            .iter()
+            .position(|f| String::from_utf8_lossy(f).trim().eq_ignore_ascii_case(name))
+    })
+}
+
+/// The CSV header at the top of `data` (after a byte-order mark and
+/// comments), when there is one.
+pub fn csv_header(data: &[u8]) -> Option<&[u8]> {
+    let data = &data[bom_len(data)..];
+    Lines { data, pos: 0 }
+        .map(|(_, l)| l)
+        .find(|l| !is_skipped(l))
+        .filter(|l| is_csv_header(l))
+}
+
+/// Why the puzzles of an input cannot be found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct LayoutError(pub String);
+
+/// Like [`detect`], and also finds the puzzle column of a CSV input with a
+/// header: the column `column` names, else the first one called `puzzle`,
+/// `quizzes`, `question`, `quiz` or `sudoku`, else the first column when
+/// the first record opens with a puzzle (the puzzle-first layouts). A
+/// header naming none of these, or a `--column` name the header lacks, is
+/// an error that says which options to use. `--column N` on a file without
+/// a header reads every line as a CSV record.
+pub fn detect_layout(
+    data: &[u8],
+    forced: Option<InputFormat>,
+    column: Option<&ColumnSpec>,
+) -> Result<Detected, LayoutError> {
+    let d = detect(data, forced);
+    let header = csv_header(data);
+    let csv = |column| Detected {
+        format: InputFormat::Csv(CsvLayout { column }),
+        first_line: 1,
+        ..d
+    };
+    match (column, header) {
+        (Some(ColumnSpec::Number(n)), Some(_)) => Ok(csv(n - 1)),
+        (Some(ColumnSpec::Number(n)), None) => {
+            // Every line is a record: start at the first one.
+            let start = bom_len(data);
+            Ok(Detected {
+                start,
+                ..csv(n - 1)
+            })
+        }
+        (Some(ColumnSpec::Name(name)), Some(h)) => match find_column(h, &[name.as_str()]) {
+            Some(k) => Ok(csv(k)),
+            None => Err(LayoutError(format!(
+                "no column named {name:?} in the header {:?}",
+                String::from_utf8_lossy(h)
+            ))),
+        },
+        (Some(ColumnSpec::Name(name)), None) => Err(LayoutError(format!(
+            "--column {name} needs a header line naming the columns; use --column N for a file without one"
+        ))),
+        (None, Some(h)) if forced.is_none() => {
+            if let Some(k) = find_column(h, &PUZZLE_COLUMNS) {
+                return Ok(csv(k));
+            }
+            // A header with other names over puzzle-first rows (as before
+            // columns were read by name).
+            let first = Lines { data: &data[d.start..], pos: 0 }
+                .map(|(_, l)| l)
+                .find(|l| !is_skipped(l));
+            match first {
+                None => Ok(csv(0)),
+                Some(row) if csv_field(row, 0).is_some_and(|f| Grid::parse_line(&f).is_ok()) => {
+                    Ok(csv(0))
+                }
+                Some(_) => Err(LayoutError(format!(
+                    "cannot tell which column of {:?} holds the puzzles; name it with --column NAME \
+                     or --column N (or --input line if each line opens with a puzzle)",
+                    String::from_utf8_lossy(h)
+                ))),
+            }
+        }
+        (None, _) => Ok(d),
+    }
 }
 
 /// One record as read: where it starts, its bytes, and its grid or the
@@ -418,11 +610,55 @@ impl<'a> Iterator for GridRecords<'a> {
     }
 }
 
-/// Records of either form.
+/// Records of CSV bytes: one per CSV record (which may span lines), the
+/// puzzle read from its column, numbered by data row.
+#[derive(Debug, Clone)]
+pub struct CsvRecords<'a> {
+    data: &'a [u8],
+    pos: usize,
+    next_row: u64,
+    column: usize,
+}
+
+impl<'a> Iterator for CsvRecords<'a> {
+    type Item = ParsedRecord<'a>;
+
+    fn next(&mut self) -> Option<ParsedRecord<'a>> {
+        while self.pos < self.data.len() {
+            let rest = &self.data[self.pos..];
+            let end = record_text_end(rest, true);
+            self.pos += end;
+            let text = &rest[..end];
+            let text = text.strip_suffix(b"\n").unwrap_or(text);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            if is_skipped(text) {
+                continue;
+            }
+            let row = self.next_row;
+            self.next_row += 1;
+            let grid = match csv_field(text, self.column) {
+                Some(field) => Grid::parse_line(&field),
+                None => Err(ParseError::MissingColumn {
+                    column: self.column + 1,
+                    fields: csv_fields(text).len(),
+                }),
+            };
+            return Some(ParsedRecord {
+                line: row,
+                raw: text,
+                grid,
+            });
+        }
+        None
+    }
+}
+
+/// Records of any form.
 #[derive(Debug, Clone)]
 pub enum ParsedRecords<'a> {
     Line(LineRecords<'a>),
     Grid(GridRecords<'a>),
+    Csv(CsvRecords<'a>),
 }
 
 impl ParsedRecords<'_> {
@@ -432,6 +668,7 @@ impl ParsedRecords<'_> {
         match self {
             ParsedRecords::Line(r) => r.next_line,
             ParsedRecords::Grid(r) => r.next_line,
+            ParsedRecords::Csv(r) => r.next_row,
         }
     }
 
@@ -441,6 +678,7 @@ impl ParsedRecords<'_> {
         match self {
             ParsedRecords::Line(r) => r.lines.pos,
             ParsedRecords::Grid(r) => r.lines.pos,
+            ParsedRecords::Csv(r) => r.pos,
         }
     }
 }
@@ -453,6 +691,7 @@ impl<'a> Iterator for ParsedRecords<'a> {
         match self {
             ParsedRecords::Line(r) => r.next(),
             ParsedRecords::Grid(r) => r.next(),
+            ParsedRecords::Csv(r) => r.next(),
         }
     }
 }
@@ -468,6 +707,12 @@ pub fn records(data: &[u8], first_line: u64, format: InputFormat) -> ParsedRecor
         InputFormat::Grid => ParsedRecords::Grid(GridRecords {
             lines,
             next_line: first_line,
+        }),
+        InputFormat::Csv(layout) => ParsedRecords::Csv(CsvRecords {
+            data,
+            pos: 0,
+            next_row: first_line,
+            column: layout.column,
         }),
     }
 }
@@ -517,6 +762,18 @@ pub fn skip_records(
                 (pos, line)
             };
             (skipped, pos, line)
+        }
+        InputFormat::Csv(layout) => {
+            let mut r = CsvRecords {
+                data,
+                pos: 0,
+                next_row: first_line,
+                column: layout.column,
+            };
+            while skipped < n && r.next().is_some() {
+                skipped += 1;
+            }
+            (skipped, r.pos, r.next_row)
         }
     }
 }
@@ -613,10 +870,11 @@ impl ChunkCursor {
         let len = match self.format {
             InputFormat::Line => line_cut(rest, target),
             InputFormat::Grid => grid_cut(rest, target),
+            InputFormat::Csv(_) => csv_cut(rest, target),
         };
         let first_line = self.line;
         self.line = if self.count_lines {
-            self.line + count_newlines(&rest[..len])
+            self.line + units_in(&rest[..len], self.format)
         } else {
             1
         };
@@ -689,6 +947,34 @@ fn line_cut(rest: &[u8], target: usize) -> usize {
     }
 }
 
+/// Length of the first CSV chunk of `rest`: through the first record end
+/// at or after `target` bytes, or all of it.
+fn csv_cut(rest: &[u8], target: usize) -> usize {
+    // Quotes are counted from the chunk's start (a record boundary), so the
+    // scan cannot begin at `target`; it stops at the first record end there.
+    let mut quoted = false;
+    for pos in memchr::memchr2_iter(b'"', b'\n', rest) {
+        match rest[pos] {
+            b'"' => quoted = !quoted,
+            _ if !quoted && pos + 1 >= target => return pos + 1,
+            _ => {}
+        }
+    }
+    rest.len()
+}
+
+/// What numbers records in `format`, counted in `data`: lines, or CSV
+/// data rows (records that are not blank or comments).
+pub fn units_in(data: &[u8], format: InputFormat) -> u64 {
+    match format {
+        InputFormat::Csv(_) => {
+            let (n, whole) = count_csv_records(data);
+            n + u64::from(whole < data.len() && !is_skipped(&data[whole..]))
+        }
+        _ => count_newlines(data),
+    }
+}
+
 /// Length of the first grid-form chunk of `rest`: whole records until at
 /// least `target` bytes, ending after the line a record ends on.
 fn grid_cut(rest: &[u8], target: usize) -> usize {
@@ -716,6 +1002,7 @@ pub fn complete_prefix(buf: &[u8], format: InputFormat) -> usize {
     };
     match format {
         InputFormat::Line => last_nl + 1,
+        InputFormat::Csv(_) => csv_complete_prefix(buf),
         InputFormat::Grid => {
             // Records the scan completes before the last line end are
             // complete; the last one may still be growing.
@@ -756,6 +1043,7 @@ impl From<InputFormat> for Framing {
         match f {
             InputFormat::Line => Framing::Line,
             InputFormat::Grid => Framing::Grid,
+            InputFormat::Csv(_) => Framing::Csv,
         }
     }
 }
@@ -797,6 +1085,8 @@ pub struct StreamChunks<R> {
     framing: Framing,
     /// Bytes of the last, unfinished line in `carry`.
     open_line: usize,
+    /// Number CSV data rows instead of lines (see `number_rows_from`).
+    count_rows: bool,
     /// Dropping the rest of a line longer than [`MAX_LINE`].
     dropping: bool,
 }
@@ -813,7 +1103,15 @@ impl<R: std::io::Read> StreamChunks<R> {
             framing: Framing::Line,
             open_line: 0,
             dropping: false,
+            count_rows: false,
         }
+    }
+
+    /// Numbers what follows by CSV data row, the next being `first`
+    /// (records of [`InputFormat::Csv`] are numbered so), instead of by line.
+    pub fn number_rows_from(&mut self, first: u64) {
+        self.line = first;
+        self.count_rows = true;
     }
 
     pub fn set_framing(&mut self, framing: Framing) {
@@ -980,7 +1278,11 @@ impl<R: std::io::Read> StreamChunks<R> {
             let rest = self.carry.split_off(cut);
             let data = std::mem::replace(&mut self.carry, rest);
             let first_line = self.line;
-            self.line += count_newlines(&data);
+            self.line += if self.count_rows {
+                units_in(&data, InputFormat::Csv(CsvLayout { column: 0 }))
+            } else {
+                count_newlines(&data)
+            };
             return Ok(Some(StreamChunk { data, first_line }));
         }
     }

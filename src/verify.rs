@@ -214,6 +214,14 @@ pub fn embedded_answer(line: &[u8]) -> Result<Claim, BadAnswer> {
     }
 }
 
+/// Reads the answer in column `column` (from 0) of a CSV record of
+/// puzzles (`id,puzzle,solution,...`): a solution, or a status word.
+pub fn column_answer(record: &[u8], column: usize) -> Result<Claim, BadAnswer> {
+    let field = crate::input::csv_field(record, column)
+        .ok_or_else(|| BadAnswer(format!("the record has no column {}", column + 1)))?;
+    parse_answer(AnswerFormat::Line, &field)
+}
+
 /// Why an answer is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Failure {

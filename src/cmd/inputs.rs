@@ -4,7 +4,9 @@
 
 use super::output::partial_name;
 use anyhow::{bail, Context};
-use batchdoku::input::{detect, skip_records, ChunkCursor, InputFormat, StreamChunks};
+use batchdoku::input::{
+    detect_layout, skip_records, ChunkCursor, ColumnSpec, InputFormat, StreamChunks,
+};
 use batchdoku::mapfile::MappedFile;
 use std::fs::File;
 use std::io::{self, Read};
@@ -308,6 +310,8 @@ pub(super) struct Jobs<'a> {
     /// and when resuming. Otherwise workers number from 1 and the writer
     /// rebases, which spares this thread a pass over every input byte.
     count_lines: bool,
+    /// `--column`: where the puzzles are in CSV inputs.
+    column: Option<ColumnSpec>,
     /// Records still to skip (--resume).
     pub(super) to_skip: u64,
     current: usize,
@@ -329,10 +333,17 @@ impl<'a> Jobs<'a> {
             forced,
             threads,
             count_lines,
+            column: None,
             to_skip,
             current: 0,
             reading: None,
         }
+    }
+
+    /// Reads the puzzles of CSV inputs from this column (`--column`).
+    pub(super) fn with_column(mut self, column: Option<ColumnSpec>) -> Self {
+        self.column = column;
+        self
     }
 
     /// The next chunk of the current input, before any skipping.
@@ -392,7 +403,8 @@ impl<'a> Jobs<'a> {
         if let Some(map) = source.map()? {
             let data = map.bytes();
             self.refuse_binary(source, data)?;
-            let d = detect(data, self.forced);
+            let d = detect_layout(data, self.forced, self.column.as_ref())
+                .with_context(|| source.described().to_string())?;
             let cursor = ChunkCursor::new(
                 d.first_line,
                 d.format,
@@ -413,9 +425,13 @@ impl<'a> Jobs<'a> {
             .top()
             .with_context(|| format!("cannot read {}", source.described()))?;
         self.refuse_binary(source, top)?;
-        let d = detect(top, self.forced);
+        let d = detect_layout(top, self.forced, self.column.as_ref())
+            .with_context(|| source.described().to_string())?;
         chunks.consume(d.start);
         chunks.set_framing(d.format.into());
+        if let InputFormat::Csv(_) = d.format {
+            chunks.number_rows_from(d.first_line);
+        }
         self.reading = Some(Reading::Stream {
             chunks,
             format: d.format,

@@ -8,7 +8,7 @@ use super::output::Output;
 use super::progress::Progress;
 use anyhow::Context;
 use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
-use batchdoku::input::records;
+use batchdoku::input::{records, ColumnSpec};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use batchdoku::solver::{FastSolver, Solver};
@@ -47,6 +47,11 @@ pub struct Args {
     /// Worker threads (0: one per core).
     #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
     pub threads: usize,
+    /// The puzzle column of CSV inputs: a header name, or a number from 1
+    /// (for files without a header). Without it, a header's `puzzle`,
+    /// `quizzes`, `question`, `quiz` or `sudoku` column.
+    #[arg(long, value_name = "NAME|N")]
+    pub column: Option<ColumnSpec>,
     /// Input form: auto, line or grid.
     #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid"])]
     pub input: String,
@@ -125,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let result = run_ordered(
         &pool,
         // Rows carry line numbers, so chunks are numbered as they are cut.
-        Jobs::new(&sources, forced, threads, true, 0),
+        Jobs::new(&sources, forced, threads, true, 0).with_column(args.column.clone()),
         threads * 4,
         |job: Job| {
             let mut solver = FastSolver::new();

@@ -10,7 +10,7 @@ use super::output::{partial_name, Output, RecordCounter};
 use super::progress::Progress;
 use anyhow::Context;
 use batchdoku::batch::{solve_chunk, write_header, ChunkJob, ChunkReport, OutputFormat, Stats};
-use batchdoku::input::{count_csv_records, count_newlines, Chunk};
+use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::SolverKind;
 use std::io;
@@ -66,6 +66,11 @@ pub struct Args {
     /// column for several inputs) or jsonl (the same fields as JSON).
     #[arg(long, default_value = "line", value_parser = parse_format)]
     pub format: OutputFormat,
+    /// The puzzle column of CSV inputs: a header name, or a number from 1
+    /// (for files without a header). Without it, a header's `puzzle`,
+    /// `quizzes`, `question`, `quiz` or `sudoku` column.
+    #[arg(long, value_name = "NAME|N")]
+    pub column: Option<ColumnSpec>,
     /// Input form: auto (grid when a file opens with 9 rows of 9 cells),
     /// line or grid.
     #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid"])]
@@ -117,6 +122,7 @@ fn run_record(args: &Args, sources: &[Source]) -> serde_json::Value {
         "limit": args.limit,
         "solver": args.solver.name(),
         "input": args.input,
+        "column": args.column.as_ref().map(|c| format!("{c:?}")),
         "inputs": sources.iter().map(Source::identity).collect::<Vec<_>>(),
     })
 }
@@ -196,7 +202,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         threads,
         args.format != OutputFormat::Line || already > 0,
         already,
-    );
+    )
+    .with_column(args.column.clone());
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let started = Instant::now();
     let mut stats = Stats::default();

@@ -6,13 +6,14 @@ use super::print_stdout;
 use anyhow::{bail, Context};
 use batchdoku::grid::{Grid, ParseError};
 use batchdoku::input::{
-    bom_len, count_newlines, detect, is_skipped, record_text_end, records, Framing, InputFormat,
-    ParsedRecord, StreamChunks,
+    bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, record_text_end,
+    records, ColumnSpec, Framing, InputFormat, ParsedRecord, StreamChunks, ANSWER_COLUMNS,
 };
 use batchdoku::mapfile::MappedFile;
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::verify::{
-    check, detect_answers, embedded_answer, parse_answer, AnswerFormat, CheckOptions, Failure,
+    check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerFormat,
+    CheckOptions, Failure,
 };
 use batchdoku::SolverKind;
 use std::borrow::Cow;
@@ -58,6 +59,15 @@ pub struct Args {
     /// needs more is reported as unverifiable (a failure).
     #[arg(long, value_name = "N", default_value_t = batchdoku::verify::MAX_COUNT)]
     pub max_count: u32,
+    /// The puzzle column of a CSV of puzzles: a header name, or a number
+    /// from 1 (see `solve --column`).
+    #[arg(long, value_name = "NAME|N")]
+    pub column: Option<ColumnSpec>,
+    /// The answer column of a CSV that carries its answers: a header name,
+    /// or a number from 1. Without it, a header's `solution`, `solutions`
+    /// or `answer` column.
+    #[arg(long, value_name = "NAME|N")]
+    pub answer_column: Option<ColumnSpec>,
     /// Worker threads (0: one per core).
     #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
     pub threads: usize,
@@ -99,24 +109,32 @@ enum Chunks<'a> {
 
 impl<'a> Chunks<'a> {
     /// Opens `source`. `frame` looks at its top (for a stream, with leading
-    /// blank and comment lines dropped) and says how to cut it and how many
-    /// bytes of header to skip.
+    /// blank and comment lines dropped) and says how to cut it, how many
+    /// bytes of header to skip, and whether records are numbered by CSV
+    /// data row (from 1) rather than by line.
     fn new(
         source: &'a Source,
         map: Option<&'a MappedFile>,
-        frame: impl FnOnce(&[u8]) -> (Framing, usize),
+        frame: impl FnOnce(&[u8]) -> anyhow::Result<(Framing, usize, bool)>,
     ) -> anyhow::Result<Chunks<'a>> {
         if let Some(map) = map {
             let data = map.bytes();
-            let (_, skip) = frame(data);
-            let line = 1 + count_newlines(&data[..skip]);
+            let (_, skip, rows) = frame(data)?;
+            let line = if rows {
+                1
+            } else {
+                1 + count_newlines(&data[..skip])
+            };
             return Ok(Chunks::Whole(Some((&data[skip..], line))));
         }
         let mut s = StreamChunks::new(source.reader()?);
         let (top, _) = s.top().with_context(|| read_error(source))?;
-        let (framing, skip) = frame(top);
+        let (framing, skip, rows) = frame(top)?;
         s.consume(skip);
         s.set_framing(framing);
+        if rows {
+            s.number_rows_from(1);
+        }
         Ok(Chunks::Stream(s))
     }
 
@@ -177,6 +195,8 @@ impl<'a> Cursor<'a> {
 struct PuzzleReader<'a> {
     at: Cursor<'a>,
     format: InputFormat,
+    /// A CSV input's header line.
+    header: Option<Vec<u8>>,
 }
 
 impl<'a> PuzzleReader<'a> {
@@ -184,16 +204,27 @@ impl<'a> PuzzleReader<'a> {
         source: &'a Source,
         map: Option<&'a MappedFile>,
         forced: Option<InputFormat>,
+        column: Option<&ColumnSpec>,
     ) -> anyhow::Result<Self> {
         let mut format = InputFormat::Line;
+        let mut header_found = None;
         let chunks = Chunks::new(source, map, |top| {
-            let d = detect(top, forced);
+            let d = detect_layout(top, forced, column)
+                .with_context(|| source.described().to_string())?;
             format = d.format;
-            (d.format.into(), d.start)
+            if let (InputFormat::Csv(_), Some(header)) = (d.format, csv_header(top)) {
+                header_found = Some(header.to_vec());
+            }
+            Ok((
+                d.format.into(),
+                d.start,
+                matches!(d.format, InputFormat::Csv(_)),
+            ))
         })?;
         Ok(PuzzleReader {
             at: Cursor::new(source, chunks),
             format,
+            header: header_found,
         })
     }
 
@@ -237,11 +268,12 @@ impl<'a> AnswerReader<'a> {
                         AnswerFormat::Csv { .. } => Framing::Csv,
                         _ => Framing::Line,
                     };
-                    return (framing, if header { pos + end } else { bom_len(top) });
+                    let skip = if header { pos + end } else { bom_len(top) };
+                    return Ok((framing, skip, false));
                 }
                 pos += end;
             }
-            (Framing::Line, bom_len(top))
+            Ok((Framing::Line, bom_len(top), false))
         })?;
         Ok(AnswerReader {
             at: Cursor::new(source, chunks),
@@ -267,6 +299,38 @@ impl<'a> AnswerReader<'a> {
     }
 }
 
+/// The answer column (from 0) of a CSV of puzzles: the one named by
+/// `--answer-column`, else the header's `solution`, `solutions` or
+/// `answer` column.
+fn answer_column(
+    header: Option<&[u8]>,
+    spec: Option<&ColumnSpec>,
+    source: &Source,
+) -> anyhow::Result<usize> {
+    let name = source.described();
+    match (spec, header) {
+        (Some(ColumnSpec::Number(n)), _) => Ok(n - 1),
+        (Some(ColumnSpec::Name(col)), Some(h)) => {
+            find_column(h, &[col.as_str()]).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{name}: no column named {col:?} in the header {:?}",
+                    String::from_utf8_lossy(h)
+                )
+            })
+        }
+        (None, Some(h)) => find_column(h, &ANSWER_COLUMNS).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{name}: which column holds the answers? The header {:?} has no solution, \
+                 solutions or answer column; name it with --answer-column, or give an answers file",
+                String::from_utf8_lossy(h)
+            )
+        }),
+        (_, None) => {
+            bail!("{name}: without a header, name the answer column with --answer-column N")
+        }
+    }
+}
+
 fn trim_line_end(text: &[u8]) -> &[u8] {
     let text = text.strip_suffix(b"\n").unwrap_or(text);
     text.strip_suffix(b"\r").unwrap_or(text)
@@ -288,13 +352,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(s) => s.map()?,
         None => None,
     };
-    let mut puzzles = PuzzleReader::new(&puzzle_source, puzzle_map.as_deref(), forced)?;
+    let mut puzzles = PuzzleReader::new(
+        &puzzle_source,
+        puzzle_map.as_deref(),
+        forced,
+        args.column.as_ref(),
+    )?;
     let mut answers = match &answer_source {
         Some(s) => Some(AnswerReader::new(s, answer_map.as_deref())?),
         None => None,
     };
     let answer_format = answers.as_ref().map_or(AnswerFormat::Line, |a| a.format);
     let separate = answers.is_some();
+    // A CSV of puzzles without a separate answers file carries its answers
+    // in a column of its own.
+    let answer_column = match (puzzles.format, separate) {
+        (InputFormat::Csv(_), false) => Some(answer_column(
+            puzzles.header.as_deref(),
+            args.answer_column.as_ref(),
+            &puzzle_source,
+        )?),
+        _ => None,
+    };
 
     let pool = super::thread_pool(args.threads)?;
     let started = Instant::now();
@@ -375,7 +454,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             for pair in batch {
                 let claim = match &pair.answer {
                     Some((_, text)) => parse_answer(answer_format, text),
-                    None => embedded_answer(&pair.puzzle_raw),
+                    None => match answer_column {
+                        Some(k) => column_answer(&pair.puzzle_raw, k),
+                        None => embedded_answer(&pair.puzzle_raw),
+                    },
                 };
                 let outcome = match claim {
                     Ok(claim) => check(solver.as_mut(), &pair.puzzle, &claim, options),
