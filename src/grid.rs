@@ -38,6 +38,12 @@ pub enum ParseError {
     /// Grid form: the puzzle ended before its ninth row.
     #[error("incomplete grid: {rows} of 9 rows")]
     IncompleteGrid { rows: usize },
+    /// npy: a cell (from 1) holds a value other than 0-9.
+    #[error("cell {cell} holds {value} (0-9 expected)")]
+    BadValue { cell: usize, value: i64 },
+    /// npy: the array ends inside this row.
+    #[error("truncated row: {bytes} of {need} bytes")]
+    TruncatedRow { bytes: usize, need: usize },
     /// CSV: the record has no field in the puzzle's column (1-based).
     #[error("no column {column}: the record has {fields} fields")]
     MissingColumn { column: usize, fields: usize },

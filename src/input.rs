@@ -11,6 +11,7 @@
 //! numbers count every line of the input, 1-based.
 
 use crate::grid::{char_at, char_column, Grid, ParseError, CELLS};
+use crate::npy::{self, Dtype};
 
 /// The text form of an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,6 +24,9 @@ pub enum InputFormat {
     /// line breaks) with the puzzle in one column. Records are numbered by
     /// data row, from 1 after the header.
     Csv(CsvLayout),
+    /// A NumPy array of puzzles: rows of 81 integers of this type, numbered
+    /// by row index from 0.
+    Npy(Dtype),
 }
 
 /// Where the puzzle is in a CSV input.
@@ -161,6 +165,11 @@ pub fn detect_layout(
     forced: Option<InputFormat>,
     column: Option<&ColumnSpec>,
 ) -> Result<Detected, LayoutError> {
+    if data.starts_with(npy::MAGIC) {
+        return npy::parse_header(data)
+            .map(|_| detect(data, forced))
+            .map_err(|e| LayoutError(e.to_string()));
+    }
     let d = detect(data, forced);
     let header = csv_header(data);
     let csv = |column| Detected {
@@ -342,6 +351,13 @@ pub fn bom_len(data: &[u8]) -> usize {
 /// byte-order mark, a CSV header or the contest form's leading count line.
 /// `forced` overrides the detected form.
 pub fn detect(data: &[u8], forced: Option<InputFormat>) -> Detected {
+    if let Ok(h) = npy::parse_header(data) {
+        return Detected {
+            format: InputFormat::Npy(h.dtype),
+            start: h.data_offset,
+            first_line: 0,
+        };
+    }
     let bom = bom_len(data);
     let d = detect_after_bom(&data[bom..], forced);
     Detected {
@@ -653,12 +669,42 @@ impl<'a> Iterator for CsvRecords<'a> {
     }
 }
 
+/// Records of an npy array's bytes: one per row, numbered by row index.
+#[derive(Debug, Clone)]
+pub struct NpyRecords<'a> {
+    data: &'a [u8],
+    pos: usize,
+    next_row: u64,
+    dtype: Dtype,
+}
+
+impl<'a> Iterator for NpyRecords<'a> {
+    type Item = ParsedRecord<'a>;
+
+    fn next(&mut self) -> Option<ParsedRecord<'a>> {
+        if self.pos >= self.data.len() {
+            return None;
+        }
+        let end = (self.pos + self.dtype.row_bytes()).min(self.data.len());
+        let raw = &self.data[self.pos..end];
+        self.pos = end;
+        let row = self.next_row;
+        self.next_row += 1;
+        Some(ParsedRecord {
+            line: row,
+            raw,
+            grid: self.dtype.grid(raw),
+        })
+    }
+}
+
 /// Records of any form.
 #[derive(Debug, Clone)]
 pub enum ParsedRecords<'a> {
     Line(LineRecords<'a>),
     Grid(GridRecords<'a>),
     Csv(CsvRecords<'a>),
+    Npy(NpyRecords<'a>),
 }
 
 impl ParsedRecords<'_> {
@@ -669,6 +715,7 @@ impl ParsedRecords<'_> {
             ParsedRecords::Line(r) => r.next_line,
             ParsedRecords::Grid(r) => r.next_line,
             ParsedRecords::Csv(r) => r.next_row,
+            ParsedRecords::Npy(r) => r.next_row,
         }
     }
 
@@ -679,6 +726,7 @@ impl ParsedRecords<'_> {
             ParsedRecords::Line(r) => r.lines.pos,
             ParsedRecords::Grid(r) => r.lines.pos,
             ParsedRecords::Csv(r) => r.pos,
+            ParsedRecords::Npy(r) => r.pos,
         }
     }
 }
@@ -692,6 +740,7 @@ impl<'a> Iterator for ParsedRecords<'a> {
             ParsedRecords::Line(r) => r.next(),
             ParsedRecords::Grid(r) => r.next(),
             ParsedRecords::Csv(r) => r.next(),
+            ParsedRecords::Npy(r) => r.next(),
         }
     }
 }
@@ -713,6 +762,12 @@ pub fn records(data: &[u8], first_line: u64, format: InputFormat) -> ParsedRecor
             pos: 0,
             next_row: first_line,
             column: layout.column,
+        }),
+        InputFormat::Npy(dtype) => ParsedRecords::Npy(NpyRecords {
+            data,
+            pos: 0,
+            next_row: first_line,
+            dtype,
         }),
     }
 }
@@ -774,6 +829,12 @@ pub fn skip_records(
                 skipped += 1;
             }
             (skipped, r.pos, r.next_row)
+        }
+        InputFormat::Npy(dtype) => {
+            let rows = (data.len() as u64).div_ceil(dtype.row_bytes() as u64);
+            let skipped = n.min(rows);
+            let pos = (skipped as usize * dtype.row_bytes()).min(data.len());
+            (skipped, pos, first_line + skipped)
         }
     }
 }
@@ -871,6 +932,10 @@ impl ChunkCursor {
             InputFormat::Line => line_cut(rest, target),
             InputFormat::Grid => grid_cut(rest, target),
             InputFormat::Csv(_) => csv_cut(rest, target),
+            InputFormat::Npy(dtype) => {
+                let row = dtype.row_bytes();
+                (target.div_ceil(row) * row).min(rest.len())
+            }
         };
         let first_line = self.line;
         self.line = if self.count_lines {
@@ -967,6 +1032,7 @@ fn csv_cut(rest: &[u8], target: usize) -> usize {
 /// data rows (records that are not blank or comments).
 pub fn units_in(data: &[u8], format: InputFormat) -> u64 {
     match format {
+        InputFormat::Npy(dtype) => (data.len() as u64).div_ceil(dtype.row_bytes() as u64),
         InputFormat::Csv(_) => {
             let (n, whole) = count_csv_records(data);
             n + u64::from(whole < data.len() && !is_skipped(&data[whole..]))
@@ -997,12 +1063,16 @@ fn grid_cut(rest: &[u8], target: usize) -> usize {
 /// when more data may follow: after the last `\n` (line form), or after the
 /// last grid record known to be complete (grid form). 0 when there is none.
 pub fn complete_prefix(buf: &[u8], format: InputFormat) -> usize {
+    if let InputFormat::Npy(dtype) = format {
+        return buf.len() / dtype.row_bytes() * dtype.row_bytes();
+    }
     let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') else {
         return 0;
     };
     match format {
         InputFormat::Line => last_nl + 1,
         InputFormat::Csv(_) => csv_complete_prefix(buf),
+        InputFormat::Npy(_) => unreachable!("handled above"),
         InputFormat::Grid => {
             // Records the scan completes before the last line end are
             // complete; the last one may still be growing.
@@ -1036,6 +1106,8 @@ pub enum Framing {
     Line,
     Grid,
     Csv,
+    /// Fixed-size rows of this many bytes (an npy array).
+    Rows(usize),
 }
 
 impl From<InputFormat> for Framing {
@@ -1044,6 +1116,7 @@ impl From<InputFormat> for Framing {
             InputFormat::Line => Framing::Line,
             InputFormat::Grid => Framing::Grid,
             InputFormat::Csv(_) => Framing::Csv,
+            InputFormat::Npy(dtype) => Framing::Rows(dtype.row_bytes()),
         }
     }
 }
@@ -1087,6 +1160,8 @@ pub struct StreamChunks<R> {
     open_line: usize,
     /// Number CSV data rows instead of lines (see `number_rows_from`).
     count_rows: bool,
+    /// A binary array (npy): bytes kept as they come, no lines.
+    raw: bool,
     /// Dropping the rest of a line longer than [`MAX_LINE`].
     dropping: bool,
 }
@@ -1104,6 +1179,7 @@ impl<R: std::io::Read> StreamChunks<R> {
             open_line: 0,
             dropping: false,
             count_rows: false,
+            raw: false,
         }
     }
 
@@ -1123,7 +1199,14 @@ impl<R: std::io::Read> StreamChunks<R> {
     /// [`STREAM_CHUNK`] bytes are held, or all there is. Returns the bytes
     /// and the line number of the first.
     pub fn top(&mut self) -> std::io::Result<(&[u8], u64)> {
-        self.fill(BOM.len())?;
+        // One read of up to 64 KiB keeps any line whole, so an npy array's
+        // magic is seen before line rules could touch its bytes.
+        self.fill(npy::MAGIC.len())?;
+        if self.carry.starts_with(npy::MAGIC) {
+            self.raw = true;
+            self.fill(STREAM_CHUNK)?;
+            return Ok((&self.carry, self.line));
+        }
         if self.line == 1 && self.carry.starts_with(BOM) {
             self.carry.drain(..BOM.len());
             self.open_line = self.open_line.saturating_sub(BOM.len());
@@ -1148,6 +1231,9 @@ impl<R: std::io::Read> StreamChunks<R> {
 
     /// Drops whole blank and comment lines at the front of `carry`.
     fn drop_skipped_lines(&mut self) {
+        if self.raw {
+            return;
+        }
         let mut lines = Lines {
             data: &self.carry,
             pos: 0,
@@ -1172,6 +1258,10 @@ impl<R: std::io::Read> StreamChunks<R> {
 
     /// Appends read bytes, cutting every line at [`MAX_LINE`] bytes.
     fn append(&mut self, mut bytes: &[u8]) {
+        if self.raw {
+            self.carry.extend_from_slice(bytes);
+            return;
+        }
         while !bytes.is_empty() {
             let nl = memchr::memchr(b'\n', bytes);
             if self.dropping {
@@ -1254,6 +1344,7 @@ impl<R: std::io::Read> StreamChunks<R> {
                     Framing::Csv => csv_complete_prefix(&self.carry),
                     Framing::Line => complete_prefix(&self.carry, InputFormat::Line),
                     Framing::Grid => complete_prefix(&self.carry, InputFormat::Grid),
+                    Framing::Rows(n) => self.carry.len() / n * n,
                 }
             };
             if cut == 0 {
@@ -1278,7 +1369,9 @@ impl<R: std::io::Read> StreamChunks<R> {
             let rest = self.carry.split_off(cut);
             let data = std::mem::replace(&mut self.carry, rest);
             let first_line = self.line;
-            self.line += if self.count_rows {
+            self.line += if let Framing::Rows(n) = self.framing {
+                (data.len() as u64).div_ceil(n as u64)
+            } else if self.count_rows {
                 units_in(&data, InputFormat::Csv(CsvLayout { column: 0 }))
             } else {
                 count_newlines(&data)

@@ -14,6 +14,7 @@ pub mod generate;
 pub mod grid;
 pub mod input;
 pub mod mapfile;
+pub mod npy;
 pub mod pipeline;
 pub mod rate;
 pub mod solver;

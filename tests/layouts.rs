@@ -219,3 +219,117 @@ fn a_header_alone_or_an_empty_file_gives_no_records() {
         );
     }
 }
+
+/// An `.npy` file of `rows` in element type `descr` (`|u1`, `<i8`, `>i2`...)
+/// and `shape` (`(N, 81)` or `(N, 9, 9)`), written as NumPy writes one:
+/// magic, version 1.0, a dict header padded to 64 bytes, the rows.
+fn npy(rows: &[(String, String)], descr: &str, nine_by_nine: bool) -> Vec<u8> {
+    let n = rows.len();
+    let shape = if nine_by_nine {
+        format!("({n}, 9, 9)")
+    } else {
+        format!("({n}, 81)")
+    };
+    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while (10 + dict.len() + 1) % 64 != 0 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    let size: usize = descr[2..].parse().unwrap();
+    for (p, _) in rows {
+        for c in p.bytes() {
+            let v = if c == b'.' { 0u64 } else { u64::from(c - b'0') };
+            let bytes = v.to_le_bytes();
+            if descr.starts_with('>') {
+                out.extend(bytes[..size].iter().rev());
+            } else {
+                out.extend_from_slice(&bytes[..size]);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn npy_arrays_of_every_integer_type_and_shape_solve_like_the_plain_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = puzzles_and_solutions(300);
+    let plain: String = rows.iter().map(|(p, _)| format!("{p}\n")).collect();
+    let plain = write(dir.path(), "plain.txt", plain);
+    let expected = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
+    let answers = write(dir.path(), "answers.txt", &expected);
+    for descr in ["|u1", "|i1", "<u2", "<i4", ">i2", "<i8", ">u8"] {
+        for nine_by_nine in [false, true] {
+            let bytes = npy(&rows, descr, nine_by_nine);
+            let f = write(dir.path(), "p.npy", &bytes);
+            let got = stdout_of(batchdoku().args(["solve", "-q"]).arg(&f));
+            assert_eq!(got, expected, "{descr} {nine_by_nine}");
+            let piped = stdout_of(batchdoku().args(["solve", "-q", "-"]).write_stdin(bytes));
+            assert_eq!(piped, expected, "{descr} {nine_by_nine} through a pipe");
+            batchdoku()
+                .arg("verify")
+                .arg(&f)
+                .arg(&answers)
+                .assert()
+                .success();
+        }
+    }
+    // Rows are numbered from 0.
+    let f = write(dir.path(), "p.npy", npy(&rows, "|u1", false));
+    let csv = stdout_of(batchdoku().args(["solve", "-q", "--format", "csv"]).arg(&f));
+    assert!(csv.lines().nth(1).unwrap().starts_with("0,"));
+}
+
+#[test]
+fn npy_problems_are_records_or_messages_never_silence() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = puzzles_and_solutions(5);
+    // A cut file: the last row is malformed, and the header's count is
+    // said to disagree.
+    let mut bytes = npy(&rows, "|u1", false);
+    bytes.truncate(bytes.len() - 30);
+    let f = write(dir.path(), "cut.npy", &bytes);
+    let out = batchdoku()
+        .args(["solve", "--format", "csv"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "the header says 5 rows, the file holds 4.63",
+        ))
+        .stderr(predicate::str::contains(
+            ":4: malformed: truncated row: 51 of 81 bytes",
+        ));
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(text.lines().count(), 1 + 5);
+    // A value out of range is a malformed record naming its cell.
+    let mut bytes = npy(&rows, "|u1", false);
+    let at = bytes.len() - 81 + 9;
+    bytes[at] = 12;
+    let f = write(dir.path(), "bad.npy", &bytes);
+    batchdoku()
+        .args(["solve", "-q", "--format", "csv"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("malformed"));
+    batchdoku()
+        .args(["solve"])
+        .arg(&f)
+        .assert()
+        .stderr(predicate::str::contains("cell 10 holds 12 (0-9 expected)"));
+    // Floats and other shapes are refused with the reason.
+    let mut bytes = npy(&rows, "|u1", false);
+    let header = String::from_utf8_lossy(&bytes[10..74]).replace("|u1", "<f4");
+    bytes[10..74].copy_from_slice(header.as_bytes());
+    let f = write(dir.path(), "float.npy", &bytes);
+    batchdoku()
+        .args(["solve", "-q"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("puzzles are integers"));
+}

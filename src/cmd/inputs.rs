@@ -312,6 +312,8 @@ pub(super) struct Jobs<'a> {
     count_lines: bool,
     /// `--column`: where the puzzles are in CSV inputs.
     column: Option<ColumnSpec>,
+    /// `-q`: no warnings.
+    quiet: bool,
     /// Records still to skip (--resume).
     pub(super) to_skip: u64,
     current: usize,
@@ -334,15 +336,18 @@ impl<'a> Jobs<'a> {
             threads,
             count_lines,
             column: None,
+            quiet: false,
             to_skip,
             current: 0,
             reading: None,
         }
     }
 
-    /// Reads the puzzles of CSV inputs from this column (`--column`).
-    pub(super) fn with_column(mut self, column: Option<ColumnSpec>) -> Self {
+    /// Reads the puzzles of CSV inputs from this column (`--column`), and
+    /// warns about inputs only when not `quiet`.
+    pub(super) fn with_options(mut self, column: Option<ColumnSpec>, quiet: bool) -> Self {
         self.column = column;
+        self.quiet = quiet;
         self
     }
 
@@ -405,6 +410,18 @@ impl<'a> Jobs<'a> {
             self.refuse_binary(source, data)?;
             let d = detect_layout(data, self.forced, self.column.as_ref())
                 .with_context(|| source.described().to_string())?;
+            if let Ok(h) = batchdoku::npy::parse_header(data) {
+                // Every row is a record; say so when the bytes and the
+                // header's row count disagree (a cut or padded file).
+                let held = (data.len() - h.data_offset) as f64 / h.dtype.row_bytes() as f64;
+                if held != h.rows as f64 && !self.quiet {
+                    eprintln!(
+                        "batchdoku: warning: {}: the header says {} rows, the file holds {held:.2}",
+                        source.described(),
+                        h.rows
+                    );
+                }
+            }
             let cursor = ChunkCursor::new(
                 d.first_line,
                 d.format,
@@ -429,7 +446,7 @@ impl<'a> Jobs<'a> {
             .with_context(|| source.described().to_string())?;
         chunks.consume(d.start);
         chunks.set_framing(d.format.into());
-        if let InputFormat::Csv(_) = d.format {
+        if let InputFormat::Csv(_) | InputFormat::Npy(_) = d.format {
             chunks.number_rows_from(d.first_line);
         }
         self.reading = Some(Reading::Stream {
@@ -451,7 +468,8 @@ impl<'a> Jobs<'a> {
     /// puzzles gives hundreds of malformed records and no answer.
     fn refuse_binary(&self, source: &Source, top: &[u8]) -> anyhow::Result<()> {
         let head = &top[..top.len().min(BINARY_PROBE)];
-        if self.forced == Some(InputFormat::Line) || memchr::memchr(0, head).is_none() {
+        let array = top.starts_with(batchdoku::npy::MAGIC);
+        if array || self.forced == Some(InputFormat::Line) || memchr::memchr(0, head).is_none() {
             return Ok(());
         }
         bail!(

@@ -130,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let result = run_ordered(
         &pool,
         // Rows carry line numbers, so chunks are numbered as they are cut.
-        Jobs::new(&sources, forced, threads, true, 0).with_column(args.column.clone()),
+        Jobs::new(&sources, forced, threads, true, 0).with_options(args.column.clone(), args.quiet),
         threads * 4,
         |job: Job| {
             let mut solver = FastSolver::new();

@@ -203,7 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.format != OutputFormat::Line || already > 0,
         already,
     )
-    .with_column(args.column.clone());
+    .with_options(args.column.clone(), args.quiet);
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let started = Instant::now();
     let mut stats = Stats::default();
