@@ -121,6 +121,7 @@ fn chunk_pipeline(c: &mut Criterion) {
                     limit: 1,
                     format,
                     file: None,
+                    keep: None,
                 };
                 solve_chunk(solver.as_mut(), &chunk, job, &cancel, &mut out)
             })

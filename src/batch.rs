@@ -234,11 +234,27 @@ impl std::str::FromStr for OutputFormat {
 
 /// Writes the CSV header (the other formats have none).
 pub fn write_header(format: OutputFormat, with_file: bool, out: &mut Vec<u8>) {
+    write_header_kept(format, with_file, &[], out);
+}
+
+/// Writes the CSV header with the names of kept input columns after the
+/// output's own.
+pub fn write_header_kept(
+    format: OutputFormat,
+    with_file: bool,
+    kept: &[String],
+    out: &mut Vec<u8>,
+) {
     if format == OutputFormat::Csv {
         if with_file {
             out.extend_from_slice(b"file,");
         }
-        out.extend_from_slice(b"line,puzzle,status,solutions,solution,guesses\n");
+        out.extend_from_slice(b"line,puzzle,status,solutions,solution,guesses");
+        for name in kept {
+            out.push(b',');
+            csv_field(one_line(name.as_bytes(), None).as_bytes(), out);
+        }
+        out.push(b'\n');
     }
 }
 
@@ -398,6 +414,59 @@ pub struct ChunkJob<'a> {
     pub format: OutputFormat,
     /// The input's name, written in each record when set.
     pub file: Option<&'a str>,
+    /// csv output of a CSV input: carry the input's other columns along.
+    pub keep: Option<KeepColumns>,
+}
+
+/// The input columns a csv output carries after its own (`--keep-columns`):
+/// every column of a CSV input but the puzzle's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeepColumns {
+    /// The puzzle's column (from 0), not repeated.
+    pub puzzle: usize,
+    /// Columns in the input's header (records with fewer get empty fields,
+    /// extra fields are dropped).
+    pub count: usize,
+}
+
+/// The names the kept columns go by in the output header: the input's
+/// names, `input_` before one that would clash with the output's own.
+pub fn kept_names(header: &[String], keep: KeepColumns) -> Vec<String> {
+    const OWN: [&str; 7] = [
+        "file",
+        "line",
+        "puzzle",
+        "status",
+        "solutions",
+        "solution",
+        "guesses",
+    ];
+    (0..keep.count)
+        .filter(|&i| i != keep.puzzle)
+        .map(|i| {
+            let name = header
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("column_{}", i + 1));
+            if OWN.contains(&name.to_ascii_lowercase().as_str()) {
+                format!("input_{name}")
+            } else {
+                name
+            }
+        })
+        .collect()
+}
+
+/// Appends the kept columns of CSV record `raw`, each as a CSV field after
+/// a comma.
+fn append_kept(raw: &[u8], keep: KeepColumns, out: &mut Vec<u8>) {
+    let fields = crate::input::csv_fields(raw);
+    for i in (0..keep.count).filter(|&i| i != keep.puzzle) {
+        out.push(b',');
+        if let Some(f) = fields.get(i) {
+            csv_field(one_line(f, None).as_bytes(), out);
+        }
+    }
 }
 
 /// Solves every record of `chunk` and appends one output record per input
@@ -438,6 +507,11 @@ pub fn solve_chunk(
         }
         report.stats.add(&r);
         write_record(job.format, job.file, &rec, &r, out);
+        if let (Some(keep), OutputFormat::Csv) = (job.keep, job.format) {
+            out.pop(); // the line end, put back after the kept columns
+            append_kept(rec.raw, keep, out);
+            out.push(b'\n');
+        }
     }
     report.lines = recs.next_line() - chunk.first_line;
     report
@@ -467,6 +541,7 @@ mod tests {
             limit,
             format,
             file: None,
+            keep: None,
         }
     }
 

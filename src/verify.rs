@@ -127,9 +127,10 @@ pub fn parse_answer(format: AnswerFormat, text: &[u8]) -> Result<Claim, BadAnswe
         AnswerFormat::Csv { with_file } => {
             let fields = split_csv(&text);
             let skip = usize::from(with_file);
-            if fields.len() != 6 + skip {
+            // Columns kept from the input (`--keep-columns`) may follow.
+            if fields.len() < 6 + skip {
                 return Err(BadAnswer(format!(
-                    "csv row has {} fields, expected {}",
+                    "csv row has {} fields, expected {} or more",
                     fields.len(),
                     6 + skip
                 )));

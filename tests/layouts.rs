@@ -333,3 +333,70 @@ fn npy_problems_are_records_or_messages_never_silence() {
         .code(1)
         .stderr(predicate::str::contains("puzzles are integers"));
 }
+
+#[test]
+fn keep_columns_carries_ids_with_the_answers_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = puzzles_and_solutions(50);
+    let files = layouts(dir.path(), &rows);
+    let (_, r3m) = &files[2];
+    let out = dir.path().join("kept.csv");
+    batchdoku()
+        .args([
+            "solve",
+            "-q",
+            "--format",
+            "csv",
+            "--limit",
+            "2",
+            "--keep-columns",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(r3m)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("line,puzzle,status,solutions,solution,guesses,id,input_solution,clues,difficulty")
+    );
+    for (i, line) in lines.enumerate() {
+        let f = batchdoku::verify::split_csv(line);
+        assert_eq!(f.len(), 10, "{line}");
+        assert_eq!(f[6], format!("{i:x}"), "the id travels with its answer");
+        assert_eq!(f[4], f[7], "the solution found is the published one");
+    }
+    batchdoku()
+        .arg("verify")
+        .arg(r3m)
+        .arg(&out)
+        .assert()
+        .success();
+    // Quoted input fields stay one field.
+    let (_, ext) = &files[3];
+    let got = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--format", "csv", "--keep-columns"])
+            .arg(ext),
+    );
+    let second = got.lines().nth(1).unwrap();
+    assert!(second.contains(r#","forum, ""hard""\nset 0","#), "{second}");
+    // Only with csv output, and only for CSV inputs with a header.
+    batchdoku()
+        .args(["solve", "-q", "--keep-columns"])
+        .arg(r3m)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "--keep-columns goes with --format csv",
+        ));
+    let (_, rrn) = &files[4];
+    batchdoku()
+        .args(["solve", "-q", "--format", "csv", "--keep-columns"])
+        .arg(rrn)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("needs CSV inputs with a header"));
+}

@@ -166,6 +166,20 @@ impl Source {
     }
 }
 
+/// The column names of a CSV input's header (`None` for other forms, or a
+/// CSV without a header).
+fn header_names(top: &[u8], format: InputFormat) -> Option<Arc<Vec<String>>> {
+    let InputFormat::Csv(_) = format else {
+        return None;
+    };
+    let header = batchdoku::input::csv_header(top)?;
+    let names = batchdoku::input::csv_fields(header)
+        .iter()
+        .map(|f| String::from_utf8_lossy(f).trim().to_string())
+        .collect();
+    Some(Arc::new(names))
+}
+
 /// Device and inode of a file.
 pub(super) fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
     #[cfg(unix)]
@@ -276,6 +290,8 @@ pub(super) struct Job {
     pub(super) line_known: bool,
     pub(super) format: InputFormat,
     pub(super) file: usize,
+    /// The column names of a CSV input's header.
+    pub(super) header: Option<Arc<Vec<String>>>,
 }
 
 /// Why the job stream stopped.
@@ -318,6 +334,8 @@ pub(super) struct Jobs<'a> {
     pub(super) to_skip: u64,
     current: usize,
     reading: Option<Reading>,
+    /// The current input's CSV header, when it has one.
+    header: Option<Arc<Vec<String>>>,
 }
 
 impl<'a> Jobs<'a> {
@@ -340,6 +358,7 @@ impl<'a> Jobs<'a> {
             to_skip,
             current: 0,
             reading: None,
+            header: None,
         }
     }
 
@@ -369,6 +388,7 @@ impl<'a> Jobs<'a> {
                             line_known: first_of_file || self.count_lines,
                             format,
                             file,
+                            header: self.header.clone(),
                         }));
                     }
                 }
@@ -380,6 +400,7 @@ impl<'a> Jobs<'a> {
                             line_known: true,
                             format: *format,
                             file,
+                            header: self.header.clone(),
                         }))
                     }
                     Ok(None) => {}
@@ -410,6 +431,7 @@ impl<'a> Jobs<'a> {
             self.refuse_binary(source, data)?;
             let d = detect_layout(data, self.forced, self.column.as_ref())
                 .with_context(|| source.described().to_string())?;
+            self.header = header_names(data, d.format);
             if let Ok(h) = batchdoku::npy::parse_header(data) {
                 // Every row is a record; say so when the bytes and the
                 // header's row count disagree (a cut or padded file).
@@ -444,6 +466,7 @@ impl<'a> Jobs<'a> {
         self.refuse_binary(source, top)?;
         let d = detect_layout(top, self.forced, self.column.as_ref())
             .with_context(|| source.described().to_string())?;
+        self.header = header_names(top, d.format);
         chunks.consume(d.start);
         chunks.set_framing(d.format.into());
         if let InputFormat::Csv(_) | InputFormat::Npy(_) = d.format {

@@ -8,9 +8,12 @@ use super::inputs::{
 };
 use super::output::{partial_name, Output, RecordCounter};
 use super::progress::Progress;
-use anyhow::Context;
-use batchdoku::batch::{solve_chunk, write_header, ChunkJob, ChunkReport, OutputFormat, Stats};
-use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec};
+use anyhow::{bail, Context};
+use batchdoku::batch::{
+    kept_names, solve_chunk, write_header, write_header_kept, ChunkJob, ChunkReport, KeepColumns,
+    OutputFormat, Stats,
+};
+use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::SolverKind;
 use std::io;
@@ -87,6 +90,11 @@ pub struct Args {
     /// Exit 1 when any record is malformed or invalid.
     #[arg(long)]
     pub strict: bool,
+    /// With --format csv and CSV inputs: carry every input column but the
+    /// puzzle's after the output's own (ids, sources, ratings travel with
+    /// the answers); a name that clashes gets `input_` before it.
+    #[arg(long)]
+    pub keep_columns: bool,
     /// Continue an interrupted run: keep the records in OUT.partial and
     /// solve only the rest (use the same inputs and options).
     #[arg(long, requires = "output")]
@@ -110,6 +118,8 @@ struct Done {
     line_known: bool,
     input_bytes: usize,
     guard: InputGuard,
+    /// With --keep-columns: what was kept and the input's header.
+    kept: Option<(KeepColumns, Arc<Vec<String>>)>,
 }
 
 /// What shapes this run's output, recorded beside `OUT.partial` so that
@@ -122,6 +132,7 @@ fn run_record(args: &Args, sources: &[Source]) -> serde_json::Value {
         "limit": args.limit,
         "solver": args.solver.name(),
         "input": args.input,
+        "keep_columns": args.keep_columns,
         "column": args.column.as_ref().map(|c| format!("{c:?}")),
         "inputs": sources.iter().map(Source::identity).collect::<Vec<_>>(),
     })
@@ -173,13 +184,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (path, _) => (Output::create(path.as_deref(), Some(&run))?, 0),
     };
     let output = Arc::new(Mutex::new(output));
-    if already == 0 {
+    if args.keep_columns && args.format != OutputFormat::Csv {
+        bail!("--keep-columns goes with --format csv");
+    }
+    // With --keep-columns the header names the input's columns: it is
+    // written with the first chunk, once an input's header has been read.
+    let mut header_written = already > 0;
+    let mut kept_header: Option<Vec<String>> = None;
+    if already == 0 && !args.keep_columns {
         let mut header = Vec::new();
         write_header(args.format, several, &mut header);
         lock(&output)
             .write_all(&header)
             .context("cannot write the output")?;
-    } else if !args.quiet {
+        header_written = true;
+    } else if already > 0 && !args.quiet {
         eprintln!("batchdoku: resuming after {already} records");
     }
 
@@ -215,6 +234,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let solver = args.solver;
     let limit = args.limit;
     let format = args.format;
+    let keep_columns = args.keep_columns;
     let buffers = BufferPool::new();
 
     let result = run_ordered(
@@ -228,10 +248,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 format: job.format,
             };
             let mut out = buffers.take(job.data.len() + job.data.len() / 2 + 256);
+            let keep = match (keep_columns, job.format, &job.header) {
+                (true, InputFormat::Csv(layout), Some(header)) => Some(KeepColumns {
+                    puzzle: layout.column,
+                    count: header.len(),
+                }),
+                _ => None,
+            };
             let spec = ChunkJob {
                 limit,
                 format,
                 file: several.then(|| names[job.file].as_str()),
+                keep,
             };
             let mut solver = solver.build();
             solver.set_stop(Some(&INTERRUPTED));
@@ -244,6 +272,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 line_known: job.line_known,
                 input_bytes: job.data.len(),
                 guard: job.data.guard(),
+                kept: keep.zip(job.header.clone()),
             }
         },
         |done: Done| {
@@ -251,6 +280,40 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             // nothing read from it since can be trusted.
             if let Err(e) = done.guard.check(&sources[done.file]) {
                 return ControlFlow::Break(Halt::Read(e));
+            }
+            if keep_columns {
+                let Some((keep, header)) = &done.kept else {
+                    return ControlFlow::Break(Halt::Read(anyhow::anyhow!(
+                        "--keep-columns needs CSV inputs with a header; {} has none",
+                        sources[done.file].described()
+                    )));
+                };
+                let names = kept_names(header, *keep);
+                match &kept_header {
+                    Some(first) if *first != names => {
+                        return ControlFlow::Break(Halt::Read(anyhow::anyhow!(
+                            "--keep-columns needs the same columns in every input; {} has {}, the first had {}",
+                            sources[done.file].described(),
+                            names.join(","),
+                            first.join(",")
+                        )))
+                    }
+                    Some(_) => {}
+                    None => kept_header = Some(names),
+                }
+                if !header_written {
+                    let mut header = Vec::new();
+                    write_header_kept(
+                        format,
+                        several,
+                        kept_header.as_deref().unwrap_or(&[]),
+                        &mut header,
+                    );
+                    if let Err(e) = lock(&output).write_all(&header) {
+                        return ControlFlow::Break(Halt::Write(e));
+                    }
+                    header_written = true;
+                }
             }
             {
                 let mut out = lock(&output);
@@ -360,6 +423,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
 
+    if !header_written {
+        // --keep-columns over inputs without a record.
+        let mut header = Vec::new();
+        write_header(args.format, several, &mut header);
+        output
+            .write_all(&header)
+            .context("cannot write the output")?;
+    }
     output.finish()?;
     if !args.quiet {
         more_not_shown(stats.malformed, shown);
