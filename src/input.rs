@@ -165,6 +165,44 @@ pub fn detect_layout(
     forced: Option<InputFormat>,
     column: Option<&ColumnSpec>,
 ) -> Result<Detected, LayoutError> {
+    if let Some(InputFormat::Npy(_)) = forced {
+        return npy::parse_header(data)
+            .map(|h| Detected {
+                format: InputFormat::Npy(h.dtype),
+                start: h.data_offset,
+                first_line: 0,
+            })
+            .map_err(|e| LayoutError(e.to_string()));
+    }
+    if let Some(InputFormat::Csv(_)) = forced {
+        let column = match (column, csv_header(data)) {
+            (Some(ColumnSpec::Number(n)), _) => n - 1,
+            (Some(ColumnSpec::Name(name)), Some(h)) => find_column(h, &[name.as_str()])
+                .ok_or_else(|| {
+                    LayoutError(format!(
+                        "no column named {name:?} in the header {:?}",
+                        String::from_utf8_lossy(h)
+                    ))
+                })?,
+            (Some(ColumnSpec::Name(name)), None) => {
+                return Err(LayoutError(format!(
+                    "--column {name} needs a header line naming the columns"
+                )))
+            }
+            (None, Some(h)) => find_column(h, &PUZZLE_COLUMNS).unwrap_or(0),
+            (None, None) => 0,
+        };
+        // After the header, or from the first line when there is none.
+        let start = match csv_header(data) {
+            Some(_) => detect(data, None).start,
+            None => bom_len(data),
+        };
+        return Ok(Detected {
+            format: InputFormat::Csv(CsvLayout { column }),
+            start,
+            first_line: 1,
+        });
+    }
     if data.starts_with(npy::MAGIC) {
         return npy::parse_header(data)
             .map(|_| detect(data, forced))

@@ -400,3 +400,42 @@ fn keep_columns_carries_ids_with_the_answers_and_verifies() {
         .code(1)
         .stderr(predicate::str::contains("needs CSV inputs with a header"));
 }
+
+#[test]
+fn input_csv_and_npy_can_be_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = puzzles_and_solutions(20);
+    let expected: String = rows.iter().map(|(_, s)| format!("{s}\n")).collect();
+    // No header, the puzzle second: --input csv --column 2.
+    let bare: String = rows.iter().map(|(p, s)| format!("x,{p},{s}\n")).collect();
+    let bare = write(dir.path(), "bare.csv", bare);
+    let got = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--input", "csv", "--column", "2"])
+            .arg(&bare),
+    );
+    assert_eq!(got, expected);
+    // --input csv on puzzle-first lines reads the first column.
+    let first: String = rows.iter().map(|(p, s)| format!("{p},{s}\n")).collect();
+    let first = write(dir.path(), "first.csv", first);
+    let got = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--input", "csv"])
+            .arg(&first),
+    );
+    assert_eq!(got, expected);
+    // --input npy on a file that is not one: refused with the reason.
+    batchdoku()
+        .args(["solve", "-q", "--input", "npy"])
+        .arg(&first)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no .npy header"));
+    let arr = write(dir.path(), "a.npy", npy(&rows, "<u2", true));
+    let got = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--input", "npy"])
+            .arg(&arr),
+    );
+    assert_eq!(got, expected);
+}

@@ -5,7 +5,7 @@
 use super::output::partial_name;
 use anyhow::{bail, Context};
 use batchdoku::input::{
-    detect_layout, skip_records, ChunkCursor, ColumnSpec, InputFormat, StreamChunks,
+    detect_layout, skip_records, ChunkCursor, ColumnSpec, CsvLayout, InputFormat, StreamChunks,
 };
 use batchdoku::mapfile::MappedFile;
 use std::fs::File;
@@ -40,6 +40,13 @@ pub(super) fn forced_format(input: &str) -> Option<InputFormat> {
     match input {
         "line" => Some(InputFormat::Line),
         "grid" => Some(InputFormat::Grid),
+        // The column and the element type come from the input itself.
+        "csv" => Some(InputFormat::Csv(CsvLayout { column: 0 })),
+        "npy" => Some(InputFormat::Npy(batchdoku::npy::Dtype {
+            size: 1,
+            signed: false,
+            big_endian: false,
+        })),
         _ => None,
     }
 }

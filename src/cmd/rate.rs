@@ -52,8 +52,8 @@ pub struct Args {
     /// `quizzes`, `question`, `quiz` or `sudoku` column.
     #[arg(long, value_name = "NAME|N")]
     pub column: Option<ColumnSpec>,
-    /// Input form: auto, line or grid.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid"])]
+    /// Input form: auto, line, grid, csv or npy (see `solve --help`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy"])]
     pub input: String,
     /// Progress bar on stderr: auto, always or never.
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]

@@ -74,9 +74,11 @@ pub struct Args {
     /// `quizzes`, `question`, `quiz` or `sudoku` column.
     #[arg(long, value_name = "NAME|N")]
     pub column: Option<ColumnSpec>,
-    /// Input form: auto (grid when a file opens with 9 rows of 9 cells),
-    /// line or grid.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid"])]
+    /// Input form: auto (grid when a file opens with 9 rows of 9 cells, csv
+    /// when a header names the columns, npy by its magic bytes), line, grid,
+    /// csv (the puzzle column named by the header or --column, else the
+    /// first) or npy.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy"])]
     pub input: String,
     /// Also write the end statistics as JSON to FILE.
     #[arg(long, value_name = "FILE")]

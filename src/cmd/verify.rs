@@ -72,7 +72,7 @@ pub struct Args {
     #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
     pub threads: usize,
     /// Puzzle input form: auto, line or grid.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy"])]
     pub input: String,
 }
 
