@@ -199,7 +199,15 @@ pub enum OutputFormat {
     Csv,
     /// One JSON object per record with the CSV's fields.
     Jsonl,
+    /// A NumPy array of the solutions, (N, 81) uint8, 0 rows where there is
+    /// none, with the statuses beside it. Each record is written as
+    /// [`NPY_RECORD`] bytes, the 81 cells then the status's index in
+    /// [`Status::ALL`], which the writer splits between the two files.
+    Npy,
 }
+
+/// Bytes per record in [`OutputFormat::Npy`] chunk output.
+pub const NPY_RECORD: usize = 82;
 
 impl OutputFormat {
     /// The name `--format` takes.
@@ -208,6 +216,7 @@ impl OutputFormat {
             OutputFormat::Line => "line",
             OutputFormat::Csv => "csv",
             OutputFormat::Jsonl => "jsonl",
+            OutputFormat::Npy => "npy",
         }
     }
 }
@@ -225,8 +234,9 @@ impl std::str::FromStr for OutputFormat {
             "line" => Ok(OutputFormat::Line),
             "csv" => Ok(OutputFormat::Csv),
             "jsonl" => Ok(OutputFormat::Jsonl),
+            "npy" => Ok(OutputFormat::Npy),
             _ => Err(format!(
-                "unknown format {s:?} (expected line, csv or jsonl)"
+                "unknown format {s:?} (expected line, csv, jsonl or npy)"
             )),
         }
     }
@@ -325,6 +335,15 @@ pub fn write_record(
 ) {
     let line = rec.line;
     match format {
+        OutputFormat::Npy => {
+            match &r.solution {
+                Some(s) => out.extend_from_slice(s.cells()),
+                None => out.extend_from_slice(&[0; 81]),
+            }
+            let index = Status::ALL.iter().position(|&s| s == r.status);
+            out.push(index.expect("every status is in ALL") as u8);
+            return;
+        }
         OutputFormat::Line => match &r.solution {
             Some(s) => s.push_digits(out),
             None => out.extend_from_slice(r.status.word().as_bytes()),

@@ -177,6 +177,26 @@ fn parse_descr(descr: &str) -> Result<Dtype, NpyError> {
     })
 }
 
+/// The bytes of an output header: a (rows, 81) uint8 array, always
+/// [`OUTPUT_HEADER`] bytes long, so it can be written first and rewritten
+/// with the final count once the rows are all written.
+pub fn output_header(rows: u64) -> Vec<u8> {
+    let mut dict = format!("{{'descr': '|u1', 'fortran_order': False, 'shape': ({rows}, 81), }}");
+    while dict.len() < OUTPUT_HEADER - 11 {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    out
+}
+
+/// The length of [`output_header`]'s headers (a multiple of 64, as NumPy
+/// aligns the data).
+pub const OUTPUT_HEADER: usize = 128;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +240,16 @@ mod tests {
         assert!(parse_header(&header("<f4", "(3, 81)")).is_err());
         assert!(parse_header(&header("|u1", "(3, 80)")).is_err());
         assert!(parse_header(b"\x93NUMPY\x01\x00\xff\x00{").is_err());
+    }
+
+    #[test]
+    fn output_headers_keep_their_length_and_parse() {
+        for rows in [0, 7, u64::MAX] {
+            let h = output_header(rows);
+            assert_eq!(h.len(), OUTPUT_HEADER);
+            let parsed = parse_header(&h).unwrap();
+            assert_eq!((parsed.rows, parsed.data_offset), (rows, OUTPUT_HEADER));
+        }
     }
 
     #[test]

@@ -439,3 +439,49 @@ fn input_csv_and_npy_can_be_asked_for() {
     );
     assert_eq!(got, expected);
 }
+
+#[test]
+fn npy_output_holds_the_solutions_and_a_status_file_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = puzzles_and_solutions(40);
+    let mut text: String = rows.iter().map(|(p, _)| format!("{p}\n")).collect();
+    text += "not a puzzle\n";
+    let input = write(dir.path(), "in.txt", &text);
+    let out = dir.path().join("out.npy");
+    batchdoku()
+        .args(["solve", "-q", "--format", "npy", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .assert()
+        .success();
+    let bytes = std::fs::read(&out).unwrap();
+    let header = batchdoku::npy::parse_header(&bytes).unwrap();
+    assert_eq!(header.rows, 41);
+    assert_eq!(header.dtype.size, 1);
+    assert_eq!(bytes.len(), header.data_offset + 41 * 81);
+    let data = &bytes[header.data_offset..];
+    for (i, (_, s)) in rows.iter().enumerate() {
+        let row: String = data[i * 81..(i + 1) * 81]
+            .iter()
+            .map(|&d| char::from(b'0' + d))
+            .collect();
+        assert_eq!(&row, s, "row {i}");
+    }
+    assert!(
+        data[40 * 81..].iter().all(|&d| d == 0),
+        "no solution: zeros"
+    );
+    let statuses = std::fs::read_to_string(format!("{}.status", out.display())).unwrap();
+    let words: Vec<&str> = statuses.lines().collect();
+    assert_eq!(words.len(), 41);
+    assert!(words[..40].iter().all(|&w| w == "solved"));
+    assert_eq!(words[40], "malformed");
+    assert!(!dir.path().join("out.npy.partial").exists());
+    // Only to a file, and not resumed.
+    batchdoku()
+        .args(["solve", "-q", "--format", "npy"])
+        .arg(&input)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("give -o"));
+}

@@ -11,7 +11,7 @@ use super::progress::Progress;
 use anyhow::{bail, Context};
 use batchdoku::batch::{
     kept_names, solve_chunk, write_header, write_header_kept, ChunkJob, ChunkReport, KeepColumns,
-    OutputFormat, Stats,
+    OutputFormat, Stats, Status, NPY_RECORD,
 };
 use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
@@ -66,7 +66,9 @@ pub struct Args {
     pub limit: u32,
     /// Output format: line (solution or status word), csv
     /// (line,puzzle,status,solutions,solution,guesses, plus a leading file
-    /// column for several inputs) or jsonl (the same fields as JSON).
+    /// column for several inputs), jsonl (the same fields as JSON) or npy
+    /// (with -o: the solutions as an (N, 81) uint8 array, 0 rows where there
+    /// is none, and a status word per line in OUT.status).
     #[arg(long, default_value = "line", value_parser = parse_format)]
     pub format: OutputFormat,
     /// The puzzle column of CSV inputs: a header name, or a number from 1
@@ -146,7 +148,8 @@ fn record_counter(format: OutputFormat) -> RecordCounter {
         // Quoted fields may hold line ends (not in what we write, but the
         // count must not depend on that).
         OutputFormat::Csv => count_csv_records,
-        OutputFormat::Line | OutputFormat::Jsonl => |text: &[u8]| {
+        // (npy outputs are not resumed: refused before this is asked.)
+        OutputFormat::Line | OutputFormat::Jsonl | OutputFormat::Npy => |text: &[u8]| {
             let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
             (count_newlines(&text[..keep]), keep)
         },
@@ -157,6 +160,17 @@ fn record_counter(format: OutputFormat) -> RecordCounter {
 static WRITTEN: AtomicU64 = AtomicU64::new(0);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.format == OutputFormat::Npy {
+        let to_file = args.output.as_ref().is_some_and(|p| {
+            p.as_os_str() != "-" && std::fs::metadata(p).map_or(true, |m| m.is_file())
+        });
+        if !to_file {
+            bail!("--format npy writes a file: give -o OUT.npy (its header is written last)");
+        }
+        if args.resume {
+            bail!("--resume cannot continue an npy output; run without it");
+        }
+    }
     let forced = forced_format(&args.input);
     let sources = open_sources(&args.files)?;
     let several = sources.len() > 1;
@@ -186,6 +200,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (path, _) => (Output::create(path.as_deref(), Some(&run))?, 0),
     };
     let output = Arc::new(Mutex::new(output));
+    // npy: the statuses beside the array, one word a line.
+    let mut statuses = match (&args.output, args.format) {
+        (Some(path), OutputFormat::Npy) => {
+            lock(&output)
+                .write_all(&batchdoku::npy::output_header(0))
+                .context("cannot write the output")?;
+            Some(Output::create(Some(&status_path(path)), None)?)
+        }
+        _ => None,
+    };
     if args.keep_columns && args.format != OutputFormat::Csv {
         bail!("--keep-columns goes with --format csv");
     }
@@ -319,7 +343,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             {
                 let mut out = lock(&output);
-                if let Err(e) = out.write_all(&done.out) {
+                let wrote = match &mut statuses {
+                    Some(side) => write_npy_records(&done.out, &mut out, side),
+                    None => out.write_all(&done.out),
+                };
+                if let Err(e) = wrote {
                     return ControlFlow::Break(Halt::Write(e));
                 }
                 written += done.report.stats.records;
@@ -376,6 +404,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let halt = match stop {
             Stop::Source(h) | Stop::Sink(h) => h,
         };
+        if let Some(side) = &mut statuses {
+            // Keep the finished rows a valid array, and their statuses.
+            let _ = side.flush();
+            let _ = patch_npy_header(&mut output, already + written);
+        }
         let flushed = output.flush();
         if let (Halt::Write(e), None) = (&halt, output.partial_path()) {
             if e.kind() == io::ErrorKind::BrokenPipe {
@@ -433,7 +466,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .write_all(&header)
             .context("cannot write the output")?;
     }
-    output.finish()?;
+    if let Some(side) = &mut statuses {
+        patch_npy_header(&mut output, already + written)?;
+        output.finish()?;
+        side.finish()?;
+    } else {
+        output.finish()?;
+    }
     if !args.quiet {
         more_not_shown(stats.malformed, shown);
         print_summary(&stats, seconds, threads, solver);
@@ -449,6 +488,44 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The statuses file beside an npy output: `OUT.status`.
+fn status_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".status");
+    PathBuf::from(name)
+}
+
+/// Splits npy chunk output (records of `NPY_RECORD` bytes: 81 cells, a
+/// status index) between the array and the statuses file.
+fn write_npy_records(chunk: &[u8], array: &mut Output, side: &mut Output) -> io::Result<()> {
+    let mut rows = Vec::with_capacity(chunk.len());
+    let mut words = Vec::with_capacity(chunk.len() / 8);
+    for record in chunk.chunks_exact(NPY_RECORD) {
+        rows.extend_from_slice(&record[..81]);
+        words.extend_from_slice(Status::ALL[record[81] as usize].word().as_bytes());
+        words.push(b'\n');
+    }
+    array.write_all(&rows)?;
+    side.write_all(&words)
+}
+
+/// Writes the npy header with the final row count over the placeholder at
+/// the top of the partial file (same length), before it is renamed.
+fn patch_npy_header(output: &mut Output, rows: u64) -> anyhow::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    output.flush().context("cannot write the output")?;
+    let Some(path) = output.partial_path() else {
+        bail!("an npy output needs a file");
+    };
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    f.seek(SeekFrom::Start(0))
+        .and_then(|_| f.write_all(&batchdoku::npy::output_header(rows)))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Malformed records warned about in full; the rest are counted.
