@@ -156,10 +156,27 @@ fn record_counter(format: OutputFormat) -> RecordCounter {
     }
 }
 
+/// Output records counted in a partial file, less the csv header among them.
+fn without_header(format: OutputFormat, records: u64) -> u64 {
+    records - u64::from(format == OutputFormat::Csv && records > 0)
+}
+
+/// What a kept partial output holds, and how to finish it.
+fn holds_first(partial: &Path, records: u64) -> String {
+    format!(
+        "{} holds the first {records} records; run the same command with --resume to finish it",
+        partial.display()
+    )
+}
+
 /// Records finished and written, for the message of a second Ctrl-C.
 static WRITTEN: AtomicU64 = AtomicU64::new(0);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // Options that cannot go together are refused before any file is made.
+    if args.keep_columns && args.format != OutputFormat::Csv {
+        bail!("--keep-columns goes with --format csv");
+    }
     if args.format == OutputFormat::Npy {
         let to_file = args.output.as_ref().is_some_and(|p| {
             p.as_os_str() != "-" && std::fs::metadata(p).map_or(true, |m| m.is_file())
@@ -185,10 +202,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // The output, fresh or continued.
     let (output, already) = match (&args.output, args.resume) {
         (Some(path), true) => match Output::resume(path, &run, record_counter(args.format))? {
-            Some(r) => {
-                let header = u64::from(args.format == OutputFormat::Csv && r.records > 0);
-                (r.output, r.records - header)
-            }
+            Some(r) => (r.output, without_header(args.format, r.records)),
             None => {
                 eprintln!(
                     "batchdoku: nothing to resume ({} not found); starting from the top",
@@ -210,9 +224,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    if args.keep_columns && args.format != OutputFormat::Csv {
-        bail!("--keep-columns goes with --format csv");
-    }
     // With --keep-columns the header names the input's columns: it is
     // written with the first chunk, once an input's header has been read.
     let mut header_written = already > 0;
@@ -421,16 +432,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let held = match (write_failed, output.partial_path()) {
             (true, Some(p)) => std::fs::read(p)
                 .ok()
-                .map(|text| record_counter(args.format)(&text).0)
-                .map(|n| n - u64::from(args.format == OutputFormat::Csv && n > 0)),
+                .map(|text| without_header(args.format, record_counter(args.format)(&text).0)),
             (true, None) => None,
             (false, _) => Some(already + written),
         };
         let kept = match (output.partial_path(), held) {
-            (Some(p), Some(n)) => format!(
-                "{} holds the first {n} records; run the same command with --resume to finish it",
-                p.display()
-            ),
+            (Some(p), Some(n)) => holds_first(p, n),
             (Some(p), None) => format!(
                 "{} is kept, incomplete; run the same command with --resume to finish it",
                 p.display()
@@ -557,11 +564,9 @@ fn second_interrupt(output: &Mutex<Output>) -> ! {
             let held = WRITTEN.load(Ordering::SeqCst);
             let flushed = out.flush();
             match (out.partial_path(), flushed) {
-                (Some(p), Ok(())) => eprintln!(
-                    "\nbatchdoku: interrupted twice: {} holds the first {held} records; \
-                     run the same command with --resume to finish it",
-                    p.display()
-                ),
+                (Some(p), Ok(())) => {
+                    eprintln!("\nbatchdoku: interrupted twice: {}", holds_first(p, held))
+                }
                 (None, Ok(())) => eprintln!(
                     "\nbatchdoku: interrupted twice: {} stops after {held} records",
                     out.target()
