@@ -384,14 +384,18 @@ fn keep_columns_carries_ids_with_the_answers_and_verifies() {
     let second = got.lines().nth(1).unwrap();
     assert!(second.contains(r#","forum, ""hard""\nset 0","#), "{second}");
     // Only with csv output, and only for CSV inputs with a header.
+    let refused = dir.path().join("refused.txt");
     batchdoku()
-        .args(["solve", "-q", "--keep-columns"])
+        .args(["solve", "-q", "--keep-columns", "-o"])
+        .arg(&refused)
         .arg(r3m)
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
             "--keep-columns goes with --format csv",
         ));
+    // Refused before any file is made.
+    assert!(!dir.path().join("refused.txt.partial").exists());
     let (_, rrn) = &files[4];
     batchdoku()
         .args(["solve", "-q", "--format", "csv", "--keep-columns"])
