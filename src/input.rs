@@ -165,98 +165,76 @@ pub fn detect_layout(
     forced: Option<InputFormat>,
     column: Option<&ColumnSpec>,
 ) -> Result<Detected, LayoutError> {
-    if let Some(InputFormat::Npy(_)) = forced {
+    if matches!(forced, Some(InputFormat::Npy(_))) || data.starts_with(npy::MAGIC) {
         return npy::parse_header(data)
-            .map(|h| Detected {
-                format: InputFormat::Npy(h.dtype),
-                start: h.data_offset,
-                first_line: 0,
-            })
+            .map(npy_detected)
             .map_err(|e| LayoutError(e.to_string()));
     }
-    if let Some(InputFormat::Csv(_)) = forced {
-        let column = match (column, csv_header(data)) {
-            (Some(ColumnSpec::Number(n)), _) => n - 1,
-            (Some(ColumnSpec::Name(name)), Some(h)) => find_column(h, &[name.as_str()])
-                .ok_or_else(|| {
-                    LayoutError(format!(
-                        "no column named {name:?} in the header {:?}",
-                        String::from_utf8_lossy(h)
-                    ))
-                })?,
-            (Some(ColumnSpec::Name(name)), None) => {
-                return Err(LayoutError(format!(
-                    "--column {name} needs a header line naming the columns"
-                )))
-            }
-            (None, Some(h)) => find_column(h, &PUZZLE_COLUMNS).unwrap_or(0),
-            (None, None) => 0,
-        };
-        // After the header, or from the first line when there is none.
-        let start = match csv_header(data) {
-            Some(_) => detect(data, None).start,
-            None => bom_len(data),
-        };
-        return Ok(Detected {
-            format: InputFormat::Csv(CsvLayout { column }),
-            start,
-            first_line: 1,
-        });
-    }
-    if data.starts_with(npy::MAGIC) {
-        return npy::parse_header(data)
-            .map(|_| detect(data, forced))
-            .map_err(|e| LayoutError(e.to_string()));
-    }
-    let d = detect(data, forced);
+    let forced_csv = matches!(forced, Some(InputFormat::Csv(_)));
+    let d = detect(data, forced.filter(|_| !forced_csv));
     let header = csv_header(data);
-    let csv = |column| Detected {
-        format: InputFormat::Csv(CsvLayout { column }),
-        first_line: 1,
-        ..d
-    };
-    match (column, header) {
-        (Some(ColumnSpec::Number(n)), Some(_)) => Ok(csv(n - 1)),
-        (Some(ColumnSpec::Number(n)), None) => {
-            // Every line is a record: start at the first one.
-            let start = bom_len(data);
-            Ok(Detected {
-                start,
-                ..csv(n - 1)
-            })
-        }
-        (Some(ColumnSpec::Name(name)), Some(h)) => match find_column(h, &[name.as_str()]) {
-            Some(k) => Ok(csv(k)),
-            None => Err(LayoutError(format!(
-                "no column named {name:?} in the header {:?}",
-                String::from_utf8_lossy(h)
-            ))),
-        },
-        (Some(ColumnSpec::Name(name)), None) => Err(LayoutError(format!(
-            "--column {name} needs a header line naming the columns; use --column N for a file without one"
-        ))),
-        (None, Some(h)) if forced.is_none() => {
-            if let Some(k) = find_column(h, &PUZZLE_COLUMNS) {
-                return Ok(csv(k));
-            }
-            // A header with other names over puzzle-first rows (as before
-            // columns were read by name).
-            let first = Lines { data: &data[d.start..], pos: 0 }
-                .map(|(_, l)| l)
-                .find(|l| !is_skipped(l));
-            match first {
-                None => Ok(csv(0)),
-                Some(row) if csv_field(row, 0).is_some_and(|f| Grid::parse_line(&f).is_ok()) => {
-                    Ok(csv(0))
-                }
-                Some(_) => Err(LayoutError(format!(
-                    "cannot tell which column of {:?} holds the puzzles; name it with --column NAME \
-                     or --column N (or --input line if each line opens with a puzzle)",
+    let column = match (column, header) {
+        (Some(ColumnSpec::Number(n)), _) => n - 1,
+        (Some(ColumnSpec::Name(name)), Some(h)) => find_column(h, &[name.as_str()])
+            .ok_or_else(|| {
+                LayoutError(format!(
+                    "no column named {name:?} in the header {:?}",
                     String::from_utf8_lossy(h)
-                ))),
+                ))
+            })?,
+        (Some(ColumnSpec::Name(name)), None) => {
+            return Err(LayoutError(format!(
+                "--column {name} needs a header line naming the columns; use --column N for a file without one"
+            )))
+        }
+        (None, Some(h)) if forced_csv || forced.is_none() => {
+            match find_column(h, &PUZZLE_COLUMNS) {
+                Some(k) => k,
+                None if forced_csv => 0,
+                // A header with other names over puzzle-first rows (as
+                // before columns were read by name).
+                None if first_opens_with_puzzle(&data[d.start..]) => 0,
+                None => {
+                    return Err(LayoutError(format!(
+                        "cannot tell which column of {:?} holds the puzzles; name it with \
+                         --column NAME or --column N (or --input line if each line opens \
+                         with a puzzle)",
+                        String::from_utf8_lossy(h)
+                    )))
+                }
             }
         }
-        (None, _) => Ok(d),
+        (None, None) if forced_csv => 0,
+        (None, _) => return Ok(d),
+    };
+    Ok(Detected {
+        format: InputFormat::Csv(CsvLayout { column }),
+        // After the header; without one, every line is a record.
+        start: if header.is_some() {
+            d.start
+        } else {
+            bom_len(data)
+        },
+        first_line: 1,
+    })
+}
+
+/// True when the first record of `data` (blank and comment lines aside)
+/// opens with a puzzle in its first CSV field, or there is none.
+fn first_opens_with_puzzle(data: &[u8]) -> bool {
+    Lines { data, pos: 0 }
+        .map(|(_, l)| l)
+        .find(|l| !is_skipped(l))
+        .is_none_or(|row| csv_field(row, 0).is_some_and(|f| Grid::parse_line(&f).is_ok()))
+}
+
+/// An npy array's records: rows of its element type after its header,
+/// numbered from 0.
+fn npy_detected(h: npy::Header) -> Detected {
+    Detected {
+        format: InputFormat::Npy(h.dtype),
+        start: h.data_offset,
+        first_line: 0,
     }
 }
 
@@ -390,11 +368,7 @@ pub fn bom_len(data: &[u8]) -> usize {
 /// `forced` overrides the detected form.
 pub fn detect(data: &[u8], forced: Option<InputFormat>) -> Detected {
     if let Ok(h) = npy::parse_header(data) {
-        return Detected {
-            format: InputFormat::Npy(h.dtype),
-            start: h.data_offset,
-            first_line: 0,
-        };
+        return npy_detected(h);
     }
     let bom = bom_len(data);
     let d = detect_after_bom(&data[bom..], forced);
@@ -682,9 +656,7 @@ impl<'a> Iterator for CsvRecords<'a> {
             let rest = &self.data[self.pos..];
             let end = record_text_end(rest, true);
             self.pos += end;
-            let text = &rest[..end];
-            let text = text.strip_suffix(b"\n").unwrap_or(text);
-            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            let text = trim_line_end(&rest[..end]);
             if is_skipped(text) {
                 continue;
             }
@@ -1053,17 +1025,7 @@ fn line_cut(rest: &[u8], target: usize) -> usize {
 /// Length of the first CSV chunk of `rest`: through the first record end
 /// at or after `target` bytes, or all of it.
 fn csv_cut(rest: &[u8], target: usize) -> usize {
-    // Quotes are counted from the chunk's start (a record boundary), so the
-    // scan cannot begin at `target`; it stops at the first record end there.
-    let mut quoted = false;
-    for pos in memchr::memchr2_iter(b'"', b'\n', rest) {
-        match rest[pos] {
-            b'"' => quoted = !quoted,
-            _ if !quoted && pos + 1 >= target => return pos + 1,
-            _ => {}
-        }
-    }
-    rest.len()
+    csv_record_end_from(rest, target).unwrap_or(rest.len())
 }
 
 /// What numbers records in `format`, counted in `data`: lines, or CSV
@@ -1071,12 +1033,16 @@ fn csv_cut(rest: &[u8], target: usize) -> usize {
 pub fn units_in(data: &[u8], format: InputFormat) -> u64 {
     match format {
         InputFormat::Npy(dtype) => (data.len() as u64).div_ceil(dtype.row_bytes() as u64),
-        InputFormat::Csv(_) => {
-            let (n, whole) = count_csv_records(data);
-            n + u64::from(whole < data.len() && !is_skipped(&data[whole..]))
-        }
+        InputFormat::Csv(_) => csv_rows(data),
         _ => count_newlines(data),
     }
+}
+
+/// CSV data rows in `data`: whole records that are not blank or comments,
+/// and an unfinished last one.
+fn csv_rows(data: &[u8]) -> u64 {
+    let (n, whole) = count_csv_records(data);
+    n + u64::from(whole < data.len() && !is_skipped(&data[whole..]))
 }
 
 /// Length of the first grid-form chunk of `rest`: whole records until at
@@ -1101,40 +1067,35 @@ fn grid_cut(rest: &[u8], target: usize) -> usize {
 /// when more data may follow: after the last `\n` (line form), or after the
 /// last grid record known to be complete (grid form). 0 when there is none.
 pub fn complete_prefix(buf: &[u8], format: InputFormat) -> usize {
-    if let InputFormat::Npy(dtype) = format {
-        return buf.len() / dtype.row_bytes() * dtype.row_bytes();
-    }
+    Framing::from(format).complete_prefix(buf)
+}
+
+/// [`complete_prefix`] for grid form.
+fn grid_complete_prefix(buf: &[u8]) -> usize {
     let Some(last_nl) = buf.iter().rposition(|&b| b == b'\n') else {
         return 0;
     };
-    match format {
-        InputFormat::Line => last_nl + 1,
-        InputFormat::Csv(_) => csv_complete_prefix(buf),
-        InputFormat::Npy(_) => unreachable!("handled above"),
-        InputFormat::Grid => {
-            // Records the scan completes before the last line end are
-            // complete; the last one may still be growing.
-            let whole = &buf[..last_nl + 1];
-            let mut g = GridRecords {
-                lines: Lines {
-                    data: whole,
-                    pos: 0,
-                },
-                next_line: 1,
-            };
-            let mut boundary = 0;
-            while let Some((_, end, closed)) = g.next_with_end() {
-                if !closed {
-                    break;
-                }
-                boundary = whole[end..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(whole.len(), |p| end + p + 1);
-            }
-            boundary
+    // Records the scan completes before the last line end are complete;
+    // the last one may still be growing.
+    let whole = &buf[..last_nl + 1];
+    let mut g = GridRecords {
+        lines: Lines {
+            data: whole,
+            pos: 0,
+        },
+        next_line: 1,
+    };
+    let mut boundary = 0;
+    while let Some((_, end, closed)) = g.next_with_end() {
+        if !closed {
+            break;
         }
+        boundary = whole[end..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(whole.len(), |p| end + p + 1);
     }
+    boundary
 }
 
 /// How a stream is cut into chunks: after whole lines, whole grid-form
@@ -1146,6 +1107,19 @@ pub enum Framing {
     Csv,
     /// Fixed-size rows of this many bytes (an npy array).
     Rows(usize),
+}
+
+impl Framing {
+    /// The length of the longest prefix of `buf` that ends on a record
+    /// boundary when more data may follow (see [`complete_prefix`]).
+    pub fn complete_prefix(self, buf: &[u8]) -> usize {
+        match self {
+            Framing::Line => buf.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1),
+            Framing::Grid => grid_complete_prefix(buf),
+            Framing::Csv => csv_complete_prefix(buf),
+            Framing::Rows(n) => buf.len() / n * n,
+        }
+    }
 }
 
 impl From<InputFormat> for Framing {
@@ -1378,12 +1352,7 @@ impl<R: std::io::Read> StreamChunks<R> {
             let mut cut = if self.eof {
                 self.carry.len()
             } else {
-                match self.framing {
-                    Framing::Csv => csv_complete_prefix(&self.carry),
-                    Framing::Line => complete_prefix(&self.carry, InputFormat::Line),
-                    Framing::Grid => complete_prefix(&self.carry, InputFormat::Grid),
-                    Framing::Rows(n) => self.carry.len() / n * n,
-                }
+                self.framing.complete_prefix(&self.carry)
             };
             if cut == 0 {
                 // Nothing whole yet: drop a stretch of comments (grid form
@@ -1410,7 +1379,7 @@ impl<R: std::io::Read> StreamChunks<R> {
             self.line += if let Framing::Rows(n) = self.framing {
                 (data.len() as u64).div_ceil(n as u64)
             } else if self.count_rows {
-                units_in(&data, InputFormat::Csv(CsvLayout { column: 0 }))
+                csv_rows(&data)
             } else {
                 count_newlines(&data)
             };
@@ -1439,15 +1408,28 @@ pub fn record_text_end(data: &[u8], csv: bool) -> usize {
     if !csv {
         return memchr::memchr(b'\n', data).map_or(data.len(), |p| p + 1);
     }
+    csv_record_end_from(data, 0).unwrap_or(data.len())
+}
+
+/// The end (past its line end) of the first CSV record of `data` that ends
+/// at or after byte `from`. Quotes are counted from the start of `data`,
+/// which must be a record boundary, so the scan cannot begin at `from`.
+fn csv_record_end_from(data: &[u8], from: usize) -> Option<usize> {
     let mut quoted = false;
     for pos in memchr::memchr2_iter(b'"', b'\n', data) {
         match data[pos] {
             b'"' => quoted = !quoted,
-            _ if !quoted => return pos + 1,
+            _ if !quoted && pos + 1 >= from => return Some(pos + 1),
             _ => {}
         }
     }
-    data.len()
+    None
+}
+
+/// A record's text without its line end (`\n` or `\r\n`).
+pub fn trim_line_end(text: &[u8]) -> &[u8] {
+    let text = text.strip_suffix(b"\n").unwrap_or(text);
+    text.strip_suffix(b"\r").unwrap_or(text)
 }
 
 /// The length of the longest prefix of CSV text that ends after a whole
@@ -1466,9 +1448,7 @@ pub fn csv_records(data: &[u8], first_line: u64) -> Vec<(u64, &[u8])> {
     let mut start = 0;
     let mut line = first_line;
     let mut push = |start: usize, end: usize, line: u64| {
-        let text = &data[start..end];
-        let text = text.strip_suffix(b"\n").unwrap_or(text);
-        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let text = trim_line_end(&data[start..end]);
         if !is_skipped(text) {
             out.push((line, text));
         }

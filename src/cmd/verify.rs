@@ -7,7 +7,8 @@ use anyhow::{bail, Context};
 use batchdoku::grid::{Grid, ParseError};
 use batchdoku::input::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, record_text_end,
-    records, ColumnSpec, Framing, InputFormat, ParsedRecord, StreamChunks, ANSWER_COLUMNS,
+    records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord, StreamChunks,
+    ANSWER_COLUMNS,
 };
 use batchdoku::mapfile::MappedFile;
 use batchdoku::pipeline::{run_ordered, Stop};
@@ -329,11 +330,6 @@ fn answer_column(
             bail!("{name}: without a header, name the answer column with --answer-column N")
         }
     }
-}
-
-fn trim_line_end(text: &[u8]) -> &[u8] {
-    let text = text.strip_suffix(b"\n").unwrap_or(text);
-    text.strip_suffix(b"\r").unwrap_or(text)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
