@@ -8,7 +8,7 @@ mod common;
 
 use batchdoku::input::count_csv_records;
 use common::{
-    batchdoku, bin, interrupt_while_reading_stdin, sample_path, signal, write, CLASSIC,
+    batchdoku, bin, interrupt_while_reading_stdin, sample_path, signal, stdout_of, write, CLASSIC,
     CLASSIC_SOLUTION,
 };
 use predicates::prelude::*;
@@ -16,10 +16,6 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
-    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
-}
 
 fn mkfifo(path: &Path) {
     assert!(Command::new("mkfifo").arg(path).status().unwrap().success());

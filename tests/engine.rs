@@ -3,16 +3,11 @@
 
 mod common;
 
-use assert_cmd::Command;
 use batchdoku::verify::split_csv;
 use batchdoku::Grid;
-use common::{batchdoku, sample_path, write, CLASSIC, CLASSIC_SOLUTION, ESCARGOT};
+use common::{batchdoku, sample_path, stdout_of, write, CLASSIC, CLASSIC_SOLUTION, ESCARGOT};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
-
-fn stdout_of(cmd: &mut Command) -> String {
-    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
-}
 
 /// Rule-abiding givens with no solution: row 1 lacks only a 3 and its open
 /// cell sees a 3 below.

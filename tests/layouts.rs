@@ -3,13 +3,9 @@
 
 mod common;
 
-use common::{batchdoku, sample_path, write};
+use common::{batchdoku, sample_path, stdout_of, write};
 use predicates::prelude::*;
 use std::path::Path;
-
-fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
-    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
-}
 
 /// The first `n` puzzles of the sample and their solutions.
 fn puzzles_and_solutions(n: usize) -> Vec<(String, String)> {

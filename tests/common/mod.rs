@@ -20,6 +20,11 @@ pub fn batchdoku() -> Command {
     Command::cargo_bin("batchdoku").unwrap()
 }
 
+/// Runs `cmd`, requires success, and returns its standard output.
+pub fn stdout_of(cmd: &mut Command) -> String {
+    String::from_utf8(cmd.assert().success().get_output().stdout.clone()).unwrap()
+}
+
 /// Writes `bytes` to `dir/name` and returns the path.
 pub fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
     let p = dir.join(name);
