@@ -204,6 +204,11 @@ pub enum OutputFormat {
     /// [`NPY_RECORD`] bytes, the 81 cells then the status's index in
     /// [`Status::ALL`], which the writer splits between the two files.
     Npy,
+    /// A Parquet table of the csv fields as typed columns. Each record is
+    /// written in the form of [`crate::table::push_result`], and workers
+    /// turn their chunk into a record batch with
+    /// [`crate::table::results_batch`].
+    Parquet,
 }
 
 /// Bytes per record in [`OutputFormat::Npy`] chunk output.
@@ -217,6 +222,7 @@ impl OutputFormat {
             OutputFormat::Csv => "csv",
             OutputFormat::Jsonl => "jsonl",
             OutputFormat::Npy => "npy",
+            OutputFormat::Parquet => "parquet",
         }
     }
 }
@@ -235,8 +241,9 @@ impl std::str::FromStr for OutputFormat {
             "csv" => Ok(OutputFormat::Csv),
             "jsonl" => Ok(OutputFormat::Jsonl),
             "npy" => Ok(OutputFormat::Npy),
+            "parquet" => Ok(OutputFormat::Parquet),
             _ => Err(format!(
-                "unknown format {s:?} (expected line, csv, jsonl or npy)"
+                "unknown format {s:?} (expected line, csv, jsonl, npy or parquet)"
             )),
         }
     }
@@ -335,13 +342,32 @@ pub fn write_record(
 ) {
     let line = rec.line;
     match format {
+        OutputFormat::Parquet => {
+            let mut text = Vec::new();
+            let puzzle = match rec.grid {
+                Err(ParseError::Null) => None,
+                _ => {
+                    puzzle_text(rec, &mut text);
+                    Some(&text[..])
+                }
+            };
+            crate::table::push_result(
+                line,
+                status_index(r.status),
+                r.solutions,
+                r.guesses,
+                r.solution.as_ref().map(|s| s.cells()),
+                puzzle,
+                out,
+            );
+            return;
+        }
         OutputFormat::Npy => {
             match &r.solution {
                 Some(s) => out.extend_from_slice(s.cells()),
                 None => out.extend_from_slice(&[0; 81]),
             }
-            let index = Status::ALL.iter().position(|&s| s == r.status);
-            out.push(index.expect("every status is in ALL") as u8);
+            out.push(status_index(r.status));
             return;
         }
         OutputFormat::Line => match &r.solution {
@@ -397,6 +423,17 @@ pub fn write_record(
         }
     }
     out.push(b'\n');
+}
+
+/// The status's index in [`Status::ALL`].
+fn status_index(status: Status) -> u8 {
+    let index = Status::ALL.iter().position(|&s| s == status);
+    index.expect("every status is in ALL") as u8
+}
+
+/// The status words in index order (see [`Status::ALL`]).
+pub fn status_words() -> Vec<&'static str> {
+    Status::ALL.iter().map(|s| s.word()).collect()
 }
 
 fn json_string(s: &str, out: &mut Vec<u8>) {
@@ -526,10 +563,19 @@ pub fn solve_chunk(
         }
         report.stats.add(&r);
         write_record(job.format, job.file, &rec, &r, out);
-        if let (Some(keep), OutputFormat::Csv) = (job.keep, job.format) {
-            out.pop(); // the line end, put back after the kept columns
-            append_kept(rec.raw, keep, out);
-            out.push(b'\n');
+        match (job.keep, job.format) {
+            (Some(keep), OutputFormat::Csv) => {
+                out.pop(); // the line end, put back after the kept columns
+                append_kept(rec.raw, keep, out);
+                out.push(b'\n');
+            }
+            (Some(keep), OutputFormat::Parquet) => {
+                let fields = crate::input::csv_fields(rec.raw);
+                for i in (0..keep.count).filter(|&i| i != keep.puzzle) {
+                    crate::table::push_text(fields.get(i).map(|f| &f[..]), out);
+                }
+            }
+            _ => {}
         }
     }
     report.lines = recs.next_line() - chunk.first_line;

@@ -44,6 +44,9 @@ pub enum ParseError {
     /// npy: the array ends inside this row.
     #[error("truncated row: {bytes} of {need} bytes")]
     TruncatedRow { bytes: usize, need: usize },
+    /// A table (Parquet, Arrow): the row holds null, not a puzzle.
+    #[error("null: the row holds no puzzle")]
+    Null,
     /// CSV: the record has no field in the puzzle's column (1-based).
     #[error("no column {column}: the record has {fields} fields")]
     MissingColumn { column: usize, fields: usize },

@@ -27,6 +27,64 @@ pub enum InputFormat {
     /// A NumPy array of puzzles: rows of 81 integers of this type, numbered
     /// by row index from 0.
     Npy(Dtype),
+    /// The rows of a table's text column (Parquet, Arrow, a list of
+    /// strings), packed by [`RowPacker`]: each row a little-endian `u32`
+    /// length and its bytes, `u32::MAX` for a null. Every row is a record
+    /// (blank, null and `#` rows included), numbered by row index from 0.
+    Rows,
+}
+
+/// The length that marks a null row in [`InputFormat::Rows`] bytes.
+const NULL_ROW: u32 = u32::MAX;
+
+/// Packs rows of text into [`InputFormat::Rows`] bytes.
+#[derive(Debug, Default)]
+pub struct RowPacker {
+    pub bytes: Vec<u8>,
+    pub rows: usize,
+}
+
+impl RowPacker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends one row: its text, or `None` for a null.
+    #[inline]
+    pub fn push(&mut self, row: Option<&[u8]>) {
+        match row {
+            // A row of 4 GiB is cut: it is malformed either way.
+            Some(text) => {
+                let text = &text[..text.len().min(NULL_ROW as usize - 1)];
+                self.bytes
+                    .extend_from_slice(&(text.len() as u32).to_le_bytes());
+                self.bytes.extend_from_slice(text);
+            }
+            None => self.bytes.extend_from_slice(&NULL_ROW.to_le_bytes()),
+        }
+        self.rows += 1;
+    }
+
+    /// Takes the packed rows, leaving the packer empty.
+    pub fn take(&mut self) -> Vec<u8> {
+        self.rows = 0;
+        std::mem::take(&mut self.bytes)
+    }
+}
+
+/// The first packed row of `data` ([`InputFormat::Rows`]): its text (`None`: null) and the bytes
+/// it takes. A row cut short by the end of `data` gives what is there.
+#[inline]
+pub fn packed_row(data: &[u8]) -> (Option<&[u8]>, usize) {
+    let Some(len) = data.first_chunk::<4>() else {
+        return (Some(data), data.len());
+    };
+    let len = u32::from_le_bytes(*len);
+    if len == NULL_ROW {
+        return (None, 4);
+    }
+    let end = (4 + len as usize).min(data.len());
+    (Some(&data[4..end]), end)
 }
 
 /// Where the puzzle is in a CSV input.
@@ -708,6 +766,48 @@ impl<'a> Iterator for NpyRecords<'a> {
     }
 }
 
+/// Records of packed table rows ([`InputFormat::Rows`]): one per row,
+/// numbered by row index.
+#[derive(Debug, Clone)]
+pub struct RowRecords<'a> {
+    data: &'a [u8],
+    pos: usize,
+    next_row: u64,
+}
+
+impl<'a> Iterator for RowRecords<'a> {
+    type Item = ParsedRecord<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<ParsedRecord<'a>> {
+        if self.pos >= self.data.len() {
+            return None;
+        }
+        let (text, len) = packed_row(&self.data[self.pos..]);
+        self.pos += len;
+        let row = self.next_row;
+        self.next_row += 1;
+        Some(match text {
+            Some(raw) => ParsedRecord {
+                line: row,
+                raw,
+                // Most rows are 81 cells: read those in one pass.
+                grid: match raw.first_chunk::<CELLS>().filter(|_| raw.len() == CELLS) {
+                    Some(cells) => {
+                        Grid::from_cell_text(cells).map_or_else(|| Grid::parse_line(raw), Ok)
+                    }
+                    None => Grid::parse_line(raw),
+                },
+            },
+            None => ParsedRecord {
+                line: row,
+                raw: &[],
+                grid: Err(ParseError::Null),
+            },
+        })
+    }
+}
+
 /// Records of any form.
 #[derive(Debug, Clone)]
 pub enum ParsedRecords<'a> {
@@ -715,6 +815,7 @@ pub enum ParsedRecords<'a> {
     Grid(GridRecords<'a>),
     Csv(CsvRecords<'a>),
     Npy(NpyRecords<'a>),
+    Rows(RowRecords<'a>),
 }
 
 impl ParsedRecords<'_> {
@@ -726,6 +827,7 @@ impl ParsedRecords<'_> {
             ParsedRecords::Grid(r) => r.next_line,
             ParsedRecords::Csv(r) => r.next_row,
             ParsedRecords::Npy(r) => r.next_row,
+            ParsedRecords::Rows(r) => r.next_row,
         }
     }
 
@@ -737,6 +839,7 @@ impl ParsedRecords<'_> {
             ParsedRecords::Grid(r) => r.lines.pos,
             ParsedRecords::Csv(r) => r.pos,
             ParsedRecords::Npy(r) => r.pos,
+            ParsedRecords::Rows(r) => r.pos,
         }
     }
 }
@@ -751,6 +854,7 @@ impl<'a> Iterator for ParsedRecords<'a> {
             ParsedRecords::Grid(r) => r.next(),
             ParsedRecords::Csv(r) => r.next(),
             ParsedRecords::Npy(r) => r.next(),
+            ParsedRecords::Rows(r) => r.next(),
         }
     }
 }
@@ -778,6 +882,11 @@ pub fn records(data: &[u8], first_line: u64, format: InputFormat) -> ParsedRecor
             pos: 0,
             next_row: first_line,
             dtype,
+        }),
+        InputFormat::Rows => ParsedRecords::Rows(RowRecords {
+            data,
+            pos: 0,
+            next_row: first_line,
         }),
     }
 }
@@ -844,6 +953,14 @@ pub fn skip_records(
             let rows = (data.len() as u64).div_ceil(dtype.row_bytes() as u64);
             let skipped = n.min(rows);
             let pos = (skipped as usize * dtype.row_bytes()).min(data.len());
+            (skipped, pos, first_line + skipped)
+        }
+        InputFormat::Rows => {
+            let mut pos = 0;
+            while skipped < n && pos < data.len() {
+                pos += packed_row(&data[pos..]).1;
+                skipped += 1;
+            }
             (skipped, pos, first_line + skipped)
         }
     }
@@ -946,6 +1063,7 @@ impl ChunkCursor {
                 let row = dtype.row_bytes();
                 (target.div_ceil(row) * row).min(rest.len())
             }
+            InputFormat::Rows => rows_cut(rest, target),
         };
         let first_line = self.line;
         self.line = if self.count_lines {
@@ -1022,6 +1140,16 @@ fn line_cut(rest: &[u8], target: usize) -> usize {
     }
 }
 
+/// Length of the first packed-rows chunk of `rest`: whole rows until at
+/// least `target` bytes, or all of it.
+fn rows_cut(rest: &[u8], target: usize) -> usize {
+    let mut pos = 0;
+    while pos < target && pos < rest.len() {
+        pos += packed_row(&rest[pos..]).1;
+    }
+    pos
+}
+
 /// Length of the first CSV chunk of `rest`: through the first record end
 /// at or after `target` bytes, or all of it.
 fn csv_cut(rest: &[u8], target: usize) -> usize {
@@ -1034,6 +1162,7 @@ pub fn units_in(data: &[u8], format: InputFormat) -> u64 {
     match format {
         InputFormat::Npy(dtype) => (data.len() as u64).div_ceil(dtype.row_bytes() as u64),
         InputFormat::Csv(_) => csv_rows(data),
+        InputFormat::Rows => skip_records(data, 0, InputFormat::Rows, u64::MAX).0,
         _ => count_newlines(data),
     }
 }
@@ -1107,6 +1236,8 @@ pub enum Framing {
     Csv,
     /// Fixed-size rows of this many bytes (an npy array).
     Rows(usize),
+    /// Packed table rows ([`InputFormat::Rows`]).
+    Packed,
 }
 
 impl Framing {
@@ -1118,6 +1249,18 @@ impl Framing {
             Framing::Grid => grid_complete_prefix(buf),
             Framing::Csv => csv_complete_prefix(buf),
             Framing::Rows(n) => buf.len() / n * n,
+            Framing::Packed => {
+                let mut pos = 0;
+                while let Some(len) = buf.get(pos..).and_then(|b| b.first_chunk::<4>()) {
+                    let len = u32::from_le_bytes(*len);
+                    let end = pos + 4 + if len == NULL_ROW { 0 } else { len as usize };
+                    if end > buf.len() {
+                        break;
+                    }
+                    pos = end;
+                }
+                pos
+            }
         }
     }
 }
@@ -1129,6 +1272,7 @@ impl From<InputFormat> for Framing {
             InputFormat::Grid => Framing::Grid,
             InputFormat::Csv(_) => Framing::Csv,
             InputFormat::Npy(dtype) => Framing::Rows(dtype.row_bytes()),
+            InputFormat::Rows => Framing::Packed,
         }
     }
 }
@@ -1481,6 +1625,46 @@ pub fn count_csv_records(data: &[u8]) -> (u64, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn packed_rows_are_every_row_a_record_cut_and_skipped_whole() {
+        let p = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+        let mut packer = RowPacker::new();
+        for row in [
+            Some(p.as_bytes()),
+            None,
+            Some(b"" as &[u8]),
+            Some(b"# text"),
+            Some(p.as_bytes()),
+        ] {
+            packer.push(row);
+        }
+        let data = packer.take();
+        let recs: Vec<ParsedRecord<'_>> = records(&data, 10, InputFormat::Rows).collect();
+        assert_eq!(recs.len(), 5);
+        assert_eq!(
+            recs.iter().map(|r| r.line).collect::<Vec<_>>(),
+            [10, 11, 12, 13, 14]
+        );
+        assert!(recs[0].grid.is_ok() && recs[4].grid.is_ok());
+        assert_eq!(recs[1].grid, Err(ParseError::Null));
+        assert!(recs[2].grid.is_err() && recs[3].grid.is_err());
+        assert_eq!(units_in(&data, InputFormat::Rows), 5);
+        let (skipped, pos, line) = skip_records(&data, 10, InputFormat::Rows, 2);
+        assert_eq!((skipped, line), (2, 12));
+        assert_eq!(records(&data[pos..], line, InputFormat::Rows).count(), 3);
+        // A stream cut inside a row keeps the rows before it.
+        let whole = Framing::Packed.complete_prefix(&data[..data.len() - 3]);
+        assert_eq!(records(&data[..whole], 0, InputFormat::Rows).count(), 4);
+        assert_eq!(Framing::Packed.complete_prefix(&data), data.len());
+        // Chunks end on row boundaries.
+        let mut cursor = ChunkCursor::new(0, InputFormat::Rows, 50);
+        let mut rows = 0;
+        while let Some(c) = cursor.next_chunk(&data) {
+            rows += records(c.data, c.first_line, c.format).count();
+        }
+        assert_eq!(rows, 5);
+    }
 
     const P: &str =
         "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";

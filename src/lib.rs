@@ -18,6 +18,7 @@ pub mod npy;
 pub mod pipeline;
 pub mod rate;
 pub mod solver;
+pub mod table;
 pub mod verify;
 
 pub use grid::{Grid, ParseError};

@@ -8,6 +8,7 @@ use batchdoku::input::{
     detect_layout, skip_records, ChunkCursor, ColumnSpec, CsvLayout, InputFormat, StreamChunks,
 };
 use batchdoku::mapfile::MappedFile;
+use batchdoku::table::{looks_like_parquet, RowRange, TableSource};
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -47,6 +48,8 @@ pub(super) fn forced_format(input: &str) -> Option<InputFormat> {
             signed: false,
             big_endian: false,
         })),
+        // A table's column, packed as rows: how Parquet is read.
+        "parquet" => Some(InputFormat::Rows),
         _ => None,
     }
 }
@@ -136,6 +139,52 @@ impl Source {
         let map = MappedFile::open(path).with_context(|| format!("cannot open {}", self.name))?;
         map.advise_sequential();
         Ok(Some(Arc::new(map)))
+    }
+
+    /// True when the input is to be read as a Parquet table: `forced`
+    /// says so, or the name ends in `.parquet`, or the file opens with
+    /// Parquet's magic bytes.
+    pub(super) fn is_parquet(&self, forced: Option<InputFormat>) -> bool {
+        if forced == Some(InputFormat::Rows) {
+            return true;
+        }
+        if forced.is_some() {
+            return false;
+        }
+        let SourceKind::File(path) = &self.kind else {
+            return false;
+        };
+        let named = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
+        let mut magic = [0u8; 4];
+        named
+            || File::open(path)
+                .and_then(|mut f| f.read_exact(&mut magic))
+                .is_ok_and(|_| looks_like_parquet(&magic))
+    }
+
+    /// Opens a Parquet input and finds its puzzle column (see
+    /// [`TableSource::open`]), to be read from row `from`. A stream cannot
+    /// be read: Parquet's index is at the end of the file.
+    pub(super) fn table(
+        &self,
+        column: Option<&ColumnSpec>,
+        preferred: &[&str],
+        what: &str,
+        keep_others: bool,
+        from: u64,
+    ) -> anyhow::Result<TableSource> {
+        let SourceKind::File(path) = &self.kind else {
+            bail!(
+                "{}: Parquet cannot be read from a stream (its index is at the end of the file); \
+                 give the path of a Parquet file",
+                self.described()
+            );
+        };
+        let file = File::open(path).with_context(|| format!("cannot open {}", self.name))?;
+        TableSource::open(file, column, preferred, what, keep_others, from)
+            .with_context(|| format!("{}: cannot read it as Parquet", self.described()))
     }
 
     /// Opens a stream input for reading.
@@ -239,7 +288,14 @@ pub(super) fn refuse_output_as_input(sources: &[Source], output: &Path) -> anyho
 pub(super) enum JobData {
     Mapped(Arc<MappedFile>, Range<usize>),
     Owned(Vec<u8>),
+    /// Rows of a table, decoded by the worker that runs the job (see
+    /// [`Job::load`]); no bytes until then.
+    Table(Arc<TableSource>, RowRange),
 }
+
+/// The columns of a table input other than the puzzles', for a job's rows
+/// (kept by `--keep-columns`).
+pub(super) type Others = Option<arrow_array::RecordBatch>;
 
 impl std::ops::Deref for JobData {
     type Target = [u8];
@@ -247,6 +303,7 @@ impl std::ops::Deref for JobData {
         match self {
             JobData::Mapped(map, range) => &map.bytes()[range.clone()],
             JobData::Owned(v) => v,
+            JobData::Table(..) => &[],
         }
     }
 }
@@ -260,6 +317,8 @@ impl JobData {
                 v.drain(..n);
                 JobData::Owned(v)
             }
+            // Table jobs start past the rows --resume skips (see `start`).
+            table @ JobData::Table(..) => table,
         }
     }
 
@@ -267,7 +326,7 @@ impl JobData {
     pub(super) fn guard(&self) -> InputGuard {
         match self {
             JobData::Mapped(map, _) => InputGuard(Some(Arc::clone(map))),
-            JobData::Owned(_) => InputGuard(None),
+            JobData::Owned(_) | JobData::Table(..) => InputGuard(None),
         }
     }
 }
@@ -299,6 +358,27 @@ pub(super) struct Job {
     pub(super) file: usize,
     /// The column names of a CSV input's header.
     pub(super) header: Option<Arc<Vec<String>>>,
+    /// A table input's other columns for these rows, when kept.
+    pub(super) others: Others,
+    /// How far through its input the job ends, in the input's bytes, for
+    /// the progress bar.
+    pub(super) progress_bytes: usize,
+}
+
+impl Job {
+    /// Makes the job's bytes ready: decodes a table job's rows (on the
+    /// worker that runs it, so tables are decoded in parallel); other jobs
+    /// are ready as they are.
+    pub(super) fn load(mut self, sources: &[Source]) -> anyhow::Result<Job> {
+        if let JobData::Table(table, range) = &self.data {
+            let rows = table
+                .read(*range)
+                .with_context(|| format!("cannot read {}", sources[self.file].described()))?;
+            self.data = JobData::Owned(rows.packed);
+            self.others = rows.others;
+        }
+        Ok(self)
+    }
 }
 
 /// Why the job stream stopped.
@@ -319,6 +399,23 @@ enum Reading {
         chunks: StreamChunks<Box<dyn Read + Send>>,
         format: InputFormat,
     },
+    /// A Parquet table, cut into row ranges that workers decode.
+    Table {
+        table: Arc<TableSource>,
+        /// The first row of the next job.
+        next: u64,
+        /// Rows per job at most.
+        most: usize,
+        /// The file's size, shared out over its rows for progress.
+        bytes: u64,
+    },
+}
+
+/// Rows per job from a table: like [`chunk_bytes`], counted in rows of
+/// about 85 packed bytes, shrinking toward the end.
+fn table_rows(left: u64, threads: usize, most: usize) -> usize {
+    let share = (left / (threads as u64 * 4)).max(1) as usize;
+    share.clamp(SMALLEST_CHUNK / 85, most)
 }
 
 /// Produces the jobs of all inputs in order, skipping `to_skip` records
@@ -337,6 +434,8 @@ pub(super) struct Jobs<'a> {
     column: Option<ColumnSpec>,
     /// `-q`: no warnings.
     quiet: bool,
+    /// Read a table input's other columns too (`--keep-columns`).
+    keep_others: bool,
     /// Records still to skip (--resume).
     pub(super) to_skip: u64,
     current: usize,
@@ -362,6 +461,7 @@ impl<'a> Jobs<'a> {
             count_lines,
             column: None,
             quiet: false,
+            keep_others: false,
             to_skip,
             current: 0,
             reading: None,
@@ -377,6 +477,12 @@ impl<'a> Jobs<'a> {
         self
     }
 
+    /// Reads the other columns of table inputs too, for `--keep-columns`.
+    pub(super) fn keeping_others(mut self, keep: bool) -> Self {
+        self.keep_others = keep;
+        self
+    }
+
     /// The next chunk of the current input, before any skipping.
     fn next_raw(&mut self) -> Option<Result<Job, Halt>> {
         loop {
@@ -389,6 +495,7 @@ impl<'a> Jobs<'a> {
                     let first_of_file = cursor.at_start();
                     let format = cursor.format();
                     if let Some((range, first_line)) = cursor.next_range(map.bytes()) {
+                        let progress_bytes = range.len();
                         return Some(Ok(Job {
                             data: JobData::Mapped(Arc::clone(map), range),
                             first_line,
@@ -396,11 +503,14 @@ impl<'a> Jobs<'a> {
                             format,
                             file,
                             header: self.header.clone(),
+                            others: None,
+                            progress_bytes,
                         }));
                     }
                 }
                 Some(Reading::Stream { chunks, format }) => match chunks.next_chunk() {
                     Ok(Some(c)) => {
+                        let progress_bytes = c.data.len();
                         return Some(Ok(Job {
                             data: JobData::Owned(c.data),
                             first_line: c.first_line,
@@ -408,7 +518,9 @@ impl<'a> Jobs<'a> {
                             format: *format,
                             file,
                             header: self.header.clone(),
-                        }))
+                            others: None,
+                            progress_bytes,
+                        }));
                     }
                     Ok(None) => {}
                     Err(e) => {
@@ -417,6 +529,29 @@ impl<'a> Jobs<'a> {
                         return Some(Err(self.stop(e)));
                     }
                 },
+                Some(Reading::Table {
+                    table,
+                    next,
+                    most,
+                    bytes,
+                }) => {
+                    let total = table.rows();
+                    let want = table_rows(total - *next, self.threads, *most);
+                    if let Some(range) = table.range(*next, want) {
+                        *next += range.rows as u64;
+                        let share = *bytes as f64 * range.rows as f64 / total.max(1) as f64;
+                        return Some(Ok(Job {
+                            data: JobData::Table(Arc::clone(table), range),
+                            first_line: range.first_row,
+                            line_known: true,
+                            format: InputFormat::Rows,
+                            file,
+                            header: None,
+                            others: None,
+                            progress_bytes: share as usize,
+                        }));
+                    }
+                }
                 None => {
                     if let Err(e) = self.start(file) {
                         return Some(Err(self.stop(e)));
@@ -433,6 +568,27 @@ impl<'a> Jobs<'a> {
     /// Opens input `file` and looks at its top.
     fn start(&mut self, file: usize) -> anyhow::Result<()> {
         let source = &self.sources[file];
+        if source.is_parquet(self.forced) {
+            let table = source.table(
+                self.column.as_ref(),
+                &batchdoku::input::PUZZLE_COLUMNS,
+                "puzzles",
+                self.keep_others,
+                self.to_skip,
+            )?;
+            // --resume: the rows to skip are never decoded.
+            let from = self.to_skip.min(table.rows());
+            self.to_skip -= from;
+            let most = chunk_bytes(table.rows() as usize * 85, self.threads) / 85;
+            self.header = None;
+            self.reading = Some(Reading::Table {
+                table: Arc::new(table),
+                next: from,
+                most: most.max(1),
+                bytes: source.mapped_len(),
+            });
+            return Ok(());
+        }
         if let Some(map) = source.map()? {
             let data = map.bytes();
             self.refuse_binary(source, data)?;
@@ -470,6 +626,10 @@ impl<'a> Jobs<'a> {
         let (top, _) = chunks
             .top()
             .with_context(|| format!("cannot read {}", source.described()))?;
+        if looks_like_parquet(top) {
+            // Says why a stream cannot be read as Parquet.
+            source.table(None, &[], "puzzles", false, 0)?;
+        }
         self.refuse_binary(source, top)?;
         let d = detect_layout(top, self.forced, self.column.as_ref())
             .with_context(|| source.described().to_string())?;

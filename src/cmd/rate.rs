@@ -133,6 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Jobs::new(&sources, forced, threads, true, 0).with_options(args.column.clone(), args.quiet),
         threads * 4,
         |job: Job| {
+            let job = job.load(&sources)?;
             let mut solver = FastSolver::new();
             solver.set_stop(Some(&INTERRUPTED));
             let mut out = buffers.take(job.data.len() * 2);
@@ -200,17 +201,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     let _ = writeln!(out, ",{solutions},{guesses},{inference},{class}");
                 }
             }
-            Rated {
+            Ok(Rated {
                 out,
                 tally: t,
-                bytes: job.data.len(),
+                bytes: job.progress_bytes,
                 guard: job.data.guard(),
                 file: job.file,
                 records: n,
                 complete,
-            }
+            })
         },
-        |done: Rated| {
+        |done: anyhow::Result<Rated>| {
+            let done = match done {
+                Ok(done) => done,
+                Err(e) => return ControlFlow::Break(Halt::Read(e)),
+            };
             // A mapped input that shrank gave zeros for what was cut off.
             if let Err(e) = done.guard.check(&sources[done.file]) {
                 return ControlFlow::Break(Halt::Read(e));

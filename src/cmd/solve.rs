@@ -9,18 +9,23 @@ use super::inputs::{
 use super::output::{partial_name, Output, RecordCounter};
 use super::progress::Progress;
 use anyhow::{bail, Context};
+use arrow_array::RecordBatch;
 use batchdoku::batch::{
-    kept_names, solve_chunk, write_header, write_header_kept, ChunkJob, ChunkReport, KeepColumns,
-    OutputFormat, Stats, Status, NPY_RECORD,
+    kept_names, solve_chunk, status_words, write_header, write_header_kept, ChunkJob, ChunkReport,
+    KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
 };
 use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
+use batchdoku::table::{results_batch, results_schema, TableError};
 use batchdoku::SolverKind;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
 use std::io;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -68,7 +73,9 @@ pub struct Args {
     /// (line,puzzle,status,solutions,solution,guesses, plus a leading file
     /// column for several inputs), jsonl (the same fields as JSON) or npy
     /// (with -o: the solutions as an (N, 81) uint8 array, 0 rows where there
-    /// is none, and a status word per line in OUT.status).
+    /// is none, and a status word per line in OUT.status) or parquet (with
+    /// -o: the csv fields as typed columns: line int64, puzzle, status and
+    /// solution strings, solutions int32, guesses int64).
     #[arg(long, default_value = "line", value_parser = parse_format)]
     pub format: OutputFormat,
     /// The puzzle column of CSV inputs: a header name, or a number from 1
@@ -79,8 +86,11 @@ pub struct Args {
     /// Input form: auto (grid when a file opens with 9 rows of 9 cells, csv
     /// when a header names the columns, npy by its magic bytes), line, grid,
     /// csv (the puzzle column named by the header or --column, else the
-    /// first) or npy.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy"])]
+    /// first), npy or parquet (a file named .parquet or opening with
+    /// Parquet's magic bytes is read as one; the puzzle column is found
+    /// as for CSV, or is the table's only text column; rows are numbered
+    /// from 0).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
     pub input: String,
     /// Also write the end statistics as JSON to FILE.
     #[arg(long, value_name = "FILE")]
@@ -94,9 +104,11 @@ pub struct Args {
     /// Exit 1 when any record is malformed or invalid.
     #[arg(long)]
     pub strict: bool,
-    /// With --format csv and CSV inputs: carry every input column but the
-    /// puzzle's after the output's own (ids, sources, ratings travel with
-    /// the answers); a name that clashes gets `input_` before it.
+    /// With --format csv or parquet and CSV inputs, or --format parquet and
+    /// Parquet inputs: carry every input column but the puzzle's after the
+    /// output's own (ids, sources, ratings travel with the answers; from
+    /// Parquet with their types); a name that clashes gets `input_` before
+    /// it.
     #[arg(long)]
     pub keep_columns: bool,
     /// Continue an interrupted run: keep the records in OUT.partial and
@@ -124,6 +136,80 @@ struct Done {
     guard: InputGuard,
     /// With --keep-columns: what was kept and the input's header.
     kept: Option<(KeepColumns, Arc<Vec<String>>)>,
+    /// With --format parquet: the chunk's results as a record batch.
+    table: Option<Result<RecordBatch, TableError>>,
+}
+
+/// The output file seen by the Parquet writer: writes go through the lock
+/// the second Ctrl-C takes too.
+struct SharedOutput(Arc<Mutex<Output>>);
+
+impl io::Write for SharedOutput {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        lock(&self.0).write_all(buf)?;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        lock(&self.0).flush()
+    }
+}
+
+/// Rows per row group of a Parquet output: groups are written as chunks
+/// finish, so this bounds what the writer holds (about 20 MiB).
+const ROW_GROUP_ROWS: usize = 128 << 10;
+
+/// A Parquet writer over the output with the schema of the first batch.
+fn table_writer(
+    output: &Arc<Mutex<Output>>,
+    schema: arrow_schema::SchemaRef,
+) -> Result<ArrowWriter<SharedOutput>, TableError> {
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .build();
+    Ok(ArrowWriter::try_new(
+        SharedOutput(Arc::clone(output)),
+        schema,
+        Some(props),
+    )?)
+}
+
+/// The schema of a chunk's Parquet results: the output's own columns, then
+/// the kept ones (CSV fields as strings, a table's with their types).
+fn chunk_schema(
+    several: bool,
+    kept: Option<(KeepColumns, &[String])>,
+    others: Option<&RecordBatch>,
+) -> arrow_schema::SchemaRef {
+    let mut fields: Vec<arrow_schema::Field> = Vec::new();
+    if let Some((keep, header)) = kept {
+        fields.extend(
+            kept_names(header, keep)
+                .into_iter()
+                .map(|n| arrow_schema::Field::new(n, arrow_schema::DataType::Utf8, true)),
+        );
+    }
+    if let Some(others) = others {
+        let own = [
+            "file",
+            "line",
+            "puzzle",
+            "status",
+            "solutions",
+            "solution",
+            "guesses",
+        ];
+        fields.extend(others.schema().fields().iter().map(|f| {
+            let f = f.as_ref().clone();
+            if own.contains(&f.name().to_ascii_lowercase().as_str()) {
+                let name = format!("input_{}", f.name());
+                f.with_name(name)
+            } else {
+                f
+            }
+        }));
+    }
+    results_schema(several, &fields)
 }
 
 /// What shapes this run's output, recorded beside `OUT.partial` so that
@@ -149,10 +235,12 @@ fn record_counter(format: OutputFormat) -> RecordCounter {
         // count must not depend on that).
         OutputFormat::Csv => count_csv_records,
         // (npy outputs are not resumed: refused before this is asked.)
-        OutputFormat::Line | OutputFormat::Jsonl | OutputFormat::Npy => |text: &[u8]| {
-            let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-            (count_newlines(&text[..keep]), keep)
-        },
+        OutputFormat::Line | OutputFormat::Jsonl | OutputFormat::Npy | OutputFormat::Parquet => {
+            |text: &[u8]| {
+                let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+                (count_newlines(&text[..keep]), keep)
+            }
+        }
     }
 }
 
@@ -163,30 +251,48 @@ fn without_header(format: OutputFormat, records: u64) -> u64 {
 
 /// What a kept partial output holds, and how to finish it.
 fn holds_first(partial: &Path, records: u64) -> String {
+    if !RESUMABLE.load(Ordering::SeqCst) {
+        return format!(
+            "{} holds the first {records} records as a complete file; \
+             this format cannot be resumed: run the command again to make all of it",
+            partial.display()
+        );
+    }
     format!(
         "{} holds the first {records} records; run the same command with --resume to finish it",
         partial.display()
     )
 }
 
+/// False for output formats that `--resume` cannot continue (npy,
+/// parquet: their headers or footers are written last).
+static RESUMABLE: AtomicBool = AtomicBool::new(true);
+
 /// Records finished and written, for the message of a second Ctrl-C.
 static WRITTEN: AtomicU64 = AtomicU64::new(0);
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Options that cannot go together are refused before any file is made.
-    if args.keep_columns && args.format != OutputFormat::Csv {
-        bail!("--keep-columns goes with --format csv");
+    if args.keep_columns && !matches!(args.format, OutputFormat::Csv | OutputFormat::Parquet) {
+        bail!("--keep-columns goes with --format csv or parquet");
     }
-    if args.format == OutputFormat::Npy {
+    if let OutputFormat::Npy | OutputFormat::Parquet = args.format {
         let to_file = args.output.as_ref().is_some_and(|p| {
             p.as_os_str() != "-" && std::fs::metadata(p).map_or(true, |m| m.is_file())
         });
+        let (name, last) = match args.format {
+            OutputFormat::Npy => ("npy", "its header"),
+            _ => ("parquet", "its footer"),
+        };
         if !to_file {
-            bail!("--format npy writes a file: give -o OUT.npy (its header is written last)");
+            bail!("--format {name} writes a file: give -o OUT.{name} ({last} is written last)");
         }
         if args.resume {
-            bail!("--resume cannot continue an npy output; run without it");
+            bail!(
+                "--resume cannot continue a {name} output ({last} is written last); run without it"
+            );
         }
+        RESUMABLE.store(false, Ordering::SeqCst);
     }
     let forced = forced_format(&args.input);
     let sources = open_sources(&args.files)?;
@@ -228,7 +334,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // written with the first chunk, once an input's header has been read.
     let mut header_written = already > 0;
     let mut kept_header: Option<Vec<String>> = None;
-    if already == 0 && !args.keep_columns {
+    if args.format == OutputFormat::Parquet {
+        header_written = true; // the schema goes with the first row group
+    } else if already == 0 && !args.keep_columns {
         let mut header = Vec::new();
         write_header(args.format, several, &mut header);
         lock(&output)
@@ -259,7 +367,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.format != OutputFormat::Line || already > 0,
         already,
     )
-    .with_options(args.column.clone(), args.quiet);
+    .with_options(args.column.clone(), args.quiet)
+    .keeping_others(args.keep_columns && args.format == OutputFormat::Parquet);
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let started = Instant::now();
     let mut stats = Stats::default();
@@ -273,12 +382,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = args.format;
     let keep_columns = args.keep_columns;
     let buffers = BufferPool::new();
+    let words = status_words();
+    let mut parquet: Option<(ArrowWriter<SharedOutput>, arrow_schema::SchemaRef)> = None;
 
     let result = run_ordered(
         &pool,
         &mut jobs,
         threads * 4,
         |job: Job| {
+            let job = match job.load(&sources) {
+                Ok(job) => job,
+                Err(e) => return Err(e),
+            };
             let chunk = Chunk {
                 data: &job.data,
                 first_line: job.first_line,
@@ -301,24 +416,43 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let mut solver = solver.build();
             solver.set_stop(Some(&INTERRUPTED));
             let report = solve_chunk(solver.as_mut(), &chunk, spec, &INTERRUPTED, &mut out);
-            Done {
+            let table = (format == OutputFormat::Parquet).then(|| {
+                let kept = keep.zip(job.header.as_deref().map(|h| &h[..]));
+                let schema = chunk_schema(several, kept, job.others.as_ref());
+                results_batch(
+                    &out,
+                    &words,
+                    several.then(|| names[job.file].as_str()),
+                    kept.map_or(0, |(k, h)| kept_names(h, k).len()),
+                    job.others.as_ref(),
+                    &schema,
+                )
+            });
+            Ok(Done {
                 out,
                 report,
                 file: job.file,
                 first_line: job.first_line,
                 line_known: job.line_known,
-                input_bytes: job.data.len(),
+                input_bytes: job.progress_bytes,
                 guard: job.data.guard(),
                 kept: keep.zip(job.header.clone()),
-            }
+                table,
+            })
         },
-        |done: Done| {
+        |done: anyhow::Result<Done>| {
+            let done = match done {
+                Ok(done) => done,
+                Err(e) => return ControlFlow::Break(Halt::Read(e)),
+            };
             // A mapped input that shrank gave zeros for what was cut off:
             // nothing read from it since can be trusted.
             if let Err(e) = done.guard.check(&sources[done.file]) {
                 return ControlFlow::Break(Halt::Read(e));
             }
-            if keep_columns {
+            if keep_columns && format == OutputFormat::Parquet {
+                // Kept columns travel in the batch's schema, checked below.
+            } else if keep_columns {
                 let Some((keep, header)) = &done.kept else {
                     return ControlFlow::Break(Halt::Read(anyhow::anyhow!(
                         "--keep-columns needs CSV inputs with a header; {} has none",
@@ -352,7 +486,34 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     header_written = true;
                 }
             }
-            {
+            if let Some(table) = &done.table {
+                let batch = match table {
+                    Ok(batch) => batch,
+                    Err(e) => {
+                        return ControlFlow::Break(Halt::Write(io::Error::other(e.to_string())))
+                    }
+                };
+                if parquet.is_none() {
+                    match table_writer(&output, batch.schema()) {
+                        Ok(w) => parquet = Some((w, batch.schema())),
+                        Err(e) => {
+                            return ControlFlow::Break(Halt::Write(io::Error::other(e.to_string())))
+                        }
+                    }
+                }
+                let (writer, schema) = parquet.as_mut().expect("made above");
+                if *schema != batch.schema() {
+                    return ControlFlow::Break(Halt::Read(anyhow::anyhow!(
+                        "--keep-columns needs the same columns in every input; {} differs from the first",
+                        sources[done.file].described()
+                    )));
+                }
+                if let Err(e) = writer.write(batch) {
+                    return ControlFlow::Break(Halt::Write(io::Error::other(e.to_string())));
+                }
+                written += done.report.stats.records;
+                WRITTEN.store(already + written, Ordering::SeqCst);
+            } else {
                 let mut out = lock(&output);
                 let wrote = match &mut statuses {
                     Some(side) => write_npy_records(&done.out, &mut out, side),
@@ -398,6 +559,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     progress.finish();
     let seconds = started.elapsed().as_secs_f64();
 
+    // A Parquet output gets its footer now, complete or not, so a kept
+    // partial file is a valid table of the records written. (Closing
+    // writes through the output's lock, so before we take it.)
+    let closed = match (format, parquet.take()) {
+        (OutputFormat::Parquet, Some((w, _))) => w.close().map(|_| ()),
+        (OutputFormat::Parquet, None) => table_writer(&output, chunk_schema(several, None, None))
+            .and_then(|w| Ok(w.close().map(|_| ())?))
+            .map_err(|e| parquet::errors::ParquetError::General(e.to_string())),
+        _ => Ok(()),
+    };
+    let result = match (result, closed) {
+        (Ok(()), Err(e)) => Err(Stop::Sink(Halt::Write(io::Error::other(e.to_string())))),
+        (r, _) => r,
+    };
     // The Ctrl-C handler keeps its reference; it only locks, as we do.
     let mut output = lock(&output);
     // An input that ran out before the records already in the partial
@@ -564,6 +739,11 @@ fn second_interrupt(output: &Mutex<Output>) -> ! {
             let held = WRITTEN.load(Ordering::SeqCst);
             let flushed = out.flush();
             match (out.partial_path(), flushed) {
+                (Some(p), Ok(())) if !RESUMABLE.load(Ordering::SeqCst) => eprintln!(
+                    "\nbatchdoku: interrupted twice: {} is incomplete (cut off before its \
+                     header or footer was written); run the command again",
+                    p.display()
+                ),
                 (Some(p), Ok(())) => {
                     eprintln!("\nbatchdoku: interrupted twice: {}", holds_first(p, held))
                 }

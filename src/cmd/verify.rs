@@ -6,12 +6,13 @@ use super::print_stdout;
 use anyhow::{bail, Context};
 use batchdoku::grid::{Grid, ParseError};
 use batchdoku::input::{
-    bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, record_text_end,
-    records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord, StreamChunks,
-    ANSWER_COLUMNS,
+    bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_row,
+    record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
+    StreamChunks, ANSWER_COLUMNS, PUZZLE_COLUMNS,
 };
 use batchdoku::mapfile::MappedFile;
 use batchdoku::pipeline::{run_ordered, Stop};
+use batchdoku::table::{self, TableSource};
 use batchdoku::verify::{
     check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerFormat,
     CheckOptions, Failure,
@@ -106,7 +107,15 @@ struct Located {
 enum Chunks<'a> {
     Whole(Option<(&'a [u8], u64)>),
     Stream(StreamChunks<Box<dyn Read + Send>>),
+    /// A Parquet table's text column, packed a range of rows at a time.
+    Table {
+        table: TableSource,
+        next: u64,
+    },
 }
+
+/// Rows of a table read at a time.
+const TABLE_ROWS: usize = 4096;
 
 impl<'a> Chunks<'a> {
     /// Opens `source`. `frame` looks at its top (for a stream, with leading
@@ -147,6 +156,14 @@ impl<'a> Chunks<'a> {
                 .next_chunk()
                 .with_context(|| read_error(source))?
                 .map(|c| (Cow::Owned(c.data), c.first_line))),
+            Chunks::Table { table, next } => {
+                let Some(range) = table.range(*next, TABLE_ROWS) else {
+                    return Ok(None);
+                };
+                *next += range.rows as u64;
+                let rows = table.read(range).with_context(|| read_error(source))?;
+                Ok(Some((Cow::Owned(rows.packed), rows.first_row)))
+            }
         }
     }
 }
@@ -207,6 +224,14 @@ impl<'a> PuzzleReader<'a> {
         forced: Option<InputFormat>,
         column: Option<&ColumnSpec>,
     ) -> anyhow::Result<Self> {
+        if source.is_parquet(forced) {
+            let table = source.table(column, &PUZZLE_COLUMNS, "puzzles", false, 0)?;
+            return Ok(PuzzleReader {
+                at: Cursor::new(source, Chunks::Table { table, next: 0 }),
+                format: InputFormat::Rows,
+                header: None,
+            });
+        }
         let mut format = InputFormat::Line;
         let mut header_found = None;
         let chunks = Chunks::new(source, map, |top| {
@@ -247,14 +272,35 @@ impl<'a> PuzzleReader<'a> {
 
 /// The answer records of an answers input: each non-blank, non-comment
 /// line after a header, or each CSV record (which may span lines), with
-/// the line number it starts on.
-struct AnswerReader<'a> {
-    at: Cursor<'a>,
-    format: AnswerFormat,
+/// the line number it starts on; or the rows of a table or an npy array,
+/// made into answer records and numbered by row index.
+enum AnswerReader<'a> {
+    Text {
+        at: Cursor<'a>,
+        format: AnswerFormat,
+    },
+    Rows {
+        /// The next batch of rows, `None` at the end.
+        more: RowBatches<'a>,
+        ready: std::collections::VecDeque<(u64, Vec<u8>)>,
+        format: AnswerFormat,
+    },
 }
+
+/// Answer records with their row index.
+type AnswerRows = Vec<(u64, Vec<u8>)>;
+
+/// Makes the next batch of answer rows.
+type RowBatches<'a> = Box<dyn FnMut() -> anyhow::Result<Option<AnswerRows>> + 'a>;
 
 impl<'a> AnswerReader<'a> {
     fn new(source: &'a Source, map: Option<&'a MappedFile>) -> anyhow::Result<Self> {
+        if source.is_parquet(None) {
+            return AnswerReader::table(source, None, false);
+        }
+        if let Some(map) = map.filter(|m| m.bytes().starts_with(batchdoku::npy::MAGIC)) {
+            return AnswerReader::npy(source, map);
+        }
         let mut format = AnswerFormat::Line;
         let chunks = Chunks::new(source, map, |top| {
             // The first record that is not blank or a comment tells the form.
@@ -276,27 +322,203 @@ impl<'a> AnswerReader<'a> {
             }
             Ok((Framing::Line, bom_len(top), false))
         })?;
-        Ok(AnswerReader {
+        Ok(AnswerReader::Text {
             at: Cursor::new(source, chunks),
             format,
         })
     }
 
+    fn format(&self) -> AnswerFormat {
+        match self {
+            AnswerReader::Text { format, .. } | AnswerReader::Rows { format, .. } => *format,
+        }
+    }
+
+    /// The answers of a Parquet table: `solve --format parquet` output
+    /// (status, solutions and solution columns, read as JSON records), or
+    /// a table with an answer column (`column`, else a `solution`,
+    /// `solutions` or `answer` column, else its only text column) of
+    /// solutions or status words. `beside_puzzles`: the table holds the
+    /// puzzles too, so its answer column must be named (by the option or
+    /// the header), never guessed.
+    fn table(
+        source: &'a Source,
+        column: Option<&ColumnSpec>,
+        beside_puzzles: bool,
+    ) -> anyhow::Result<Self> {
+        let probe = source.table(column, &ANSWER_COLUMNS, "answers", false, 0);
+        let names = match (&probe, beside_puzzles) {
+            (Ok(t), _) => t.names(),
+            (Err(_), true) => source
+                .table(None, &PUZZLE_COLUMNS, "puzzles", false, 0)?
+                .names(),
+            (Err(e), false) => bail!("{e:#}"),
+        };
+        let has = |n: &str| names.iter().any(|c| c.eq_ignore_ascii_case(n));
+        if beside_puzzles && column.is_none() && !ANSWER_COLUMNS.iter().any(|n| has(n)) {
+            bail!(
+                "{}: which column holds the answers? The table's columns {} include no \
+                 solution, solutions or answer column; name it with --answer-column, or give an \
+                 answers file",
+                source.described(),
+                names.join(", ")
+            );
+        }
+        probe?;
+        let solve_output = column.is_none() && has("status") && has("solution");
+        let table = if solve_output {
+            source.table(
+                Some(&ColumnSpec::Name("solution".into())),
+                &[],
+                "answers",
+                true,
+                0,
+            )?
+        } else {
+            source.table(column, &ANSWER_COLUMNS, "answers", false, 0)?
+        };
+        let mut next = 0u64;
+        let described = source.described().to_string();
+        let more = move || -> anyhow::Result<Option<AnswerRows>> {
+            let Some(range) = table.range(next, TABLE_ROWS) else {
+                return Ok(None);
+            };
+            next += range.rows as u64;
+            let rows = table
+                .read(range)
+                .with_context(|| format!("cannot read {described}"))?;
+            let mut texts: Vec<Option<Vec<u8>>> = Vec::with_capacity(rows.rows);
+            let mut pos = 0;
+            while pos < rows.packed.len() {
+                let (v, len) = packed_row(&rows.packed[pos..]);
+                texts.push(v.map(<[u8]>::to_vec));
+                pos += len;
+            }
+            let mut out = Vec::with_capacity(texts.len());
+            if solve_output {
+                let others = rows.others.as_ref().expect("kept");
+                let mut status: Vec<Option<String>> = Vec::new();
+                if let Some(col) = others.column_by_name("status") {
+                    table::for_each_text(col.as_ref(), &mut |v| {
+                        status.push(v.map(|b| String::from_utf8_lossy(b).into_owned()))
+                    });
+                }
+                let counts = others
+                    .column_by_name("solutions")
+                    .and_then(|c| table::integers(c.as_ref()));
+                for (i, solution) in texts.into_iter().enumerate() {
+                    let record = serde_json::json!({
+                        "status": status.get(i).cloned().flatten(),
+                        "solutions": counts.as_ref().and_then(|c| c[i]),
+                        "solution": solution.map(|s| String::from_utf8_lossy(&s).into_owned()),
+                    });
+                    out.push((rows.first_row + i as u64, record.to_string().into_bytes()));
+                }
+            } else {
+                for (i, text) in texts.into_iter().enumerate() {
+                    out.push((rows.first_row + i as u64, text.unwrap_or_default()));
+                }
+            }
+            Ok(Some(out))
+        };
+        let format = if solve_output {
+            AnswerFormat::Jsonl
+        } else {
+            AnswerFormat::Line
+        };
+        Ok(AnswerReader::Rows {
+            more: Box::new(more),
+            ready: Default::default(),
+            format,
+        })
+    }
+
+    /// The answers of an npy array of solutions (`solve --format npy`):
+    /// each row a grid, 0 rows where there is none, with the statuses from
+    /// `ANSWERS.status` beside it when it is there.
+    fn npy(source: &'a Source, map: &'a MappedFile) -> anyhow::Result<Self> {
+        let data = map.bytes();
+        let header = batchdoku::npy::parse_header(data)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", source.described()))?;
+        let mut status_name = std::ffi::OsString::from(source.name());
+        status_name.push(".status");
+        let statuses: Option<Vec<String>> = std::fs::read_to_string(&status_name)
+            .ok()
+            .map(|t| t.lines().map(str::to_string).collect());
+        if statuses.is_none() {
+            eprintln!(
+                "batchdoku: warning: {} is not there: a row of zeros (no solution) cannot say why",
+                std::path::Path::new(&status_name).display()
+            );
+        }
+        let row_bytes = header.dtype.row_bytes();
+        let mut pos = header.data_offset;
+        let mut row = 0u64;
+        let more = move || -> anyhow::Result<Option<AnswerRows>> {
+            if pos >= data.len() {
+                return Ok(None);
+            }
+            let mut out = Vec::with_capacity(TABLE_ROWS);
+            while pos < data.len() && out.len() < TABLE_ROWS {
+                let end = (pos + row_bytes).min(data.len());
+                let grid = header.dtype.grid(&data[pos..end]);
+                pos = end;
+                let status = statuses.as_ref().and_then(|s| s.get(row as usize));
+                let solution = match &grid {
+                    Ok(g) if g.cells().iter().any(|&c| c != 0) => Some(g.to_line()),
+                    _ => None,
+                };
+                let record = match (&grid, status) {
+                    (Err(e), _) => {
+                        serde_json::json!({ "solution": format!("unreadable row: {e}") })
+                    }
+                    (Ok(_), None) if solution.is_none() => serde_json::json!({
+                        "solution": "a row of zeros (no solution) without the statuses file beside the array",
+                    }),
+                    (Ok(_), status) => {
+                        serde_json::json!({ "status": status, "solution": solution })
+                    }
+                };
+                out.push((row, record.to_string().into_bytes()));
+                row += 1;
+            }
+            Ok(Some(out))
+        };
+        Ok(AnswerReader::Rows {
+            more: Box::new(more),
+            ready: Default::default(),
+            format: AnswerFormat::Jsonl,
+        })
+    }
+
     /// The next answer record: its first line number and its text.
     fn next(&mut self) -> anyhow::Result<Option<(u64, Vec<u8>)>> {
-        let csv = matches!(self.format, AnswerFormat::Csv { .. });
-        while self.at.ready()? {
-            let rest = &self.at.chunk[self.at.pos..];
-            let end = record_text_end(rest, csv);
-            let text = trim_line_end(&rest[..end]);
-            let line = self.at.line;
-            self.at.line += count_newlines(&rest[..end]);
-            self.at.pos += end;
-            if !is_skipped(text) {
-                return Ok(Some((line, text.to_vec())));
+        match self {
+            AnswerReader::Text { at, format } => {
+                let csv = matches!(format, AnswerFormat::Csv { .. });
+                while at.ready()? {
+                    let rest = &at.chunk[at.pos..];
+                    let end = record_text_end(rest, csv);
+                    let text = trim_line_end(&rest[..end]);
+                    let line = at.line;
+                    at.line += count_newlines(&rest[..end]);
+                    at.pos += end;
+                    if !is_skipped(text) {
+                        return Ok(Some((line, text.to_vec())));
+                    }
+                }
+                Ok(None)
             }
+            AnswerReader::Rows { more, ready, .. } => loop {
+                if let Some(r) = ready.pop_front() {
+                    return Ok(Some(r));
+                }
+                match more()? {
+                    Some(rows) => ready.extend(rows),
+                    None => return Ok(None),
+                }
+            },
         }
-        Ok(None)
     }
 }
 
@@ -356,9 +578,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let mut answers = match &answer_source {
         Some(s) => Some(AnswerReader::new(s, answer_map.as_deref())?),
+        // A table of puzzles carries its answers in a column of its own,
+        // read row by row beside the puzzles.
+        None if puzzles.format == InputFormat::Rows => Some(AnswerReader::table(
+            &puzzle_source,
+            args.answer_column.as_ref(),
+            true,
+        )?),
         None => None,
     };
-    let answer_format = answers.as_ref().map_or(AnswerFormat::Line, |a| a.format);
+    let answer_format = answers.as_ref().map_or(AnswerFormat::Line, |a| a.format());
     let separate = answers.is_some();
     // A CSV of puzzles without a separate answers file carries its answers
     // in a column of its own.

@@ -1,0 +1,707 @@
+//! Parquet tables: reading a text column of puzzles (or answers) a batch of
+//! rows at a time, and writing results as typed columns.
+//!
+//! Reading decodes the chosen column (and, for `--keep-columns`, the others)
+//! with the Apache Arrow project's `parquet` crate, row group by row group,
+//! a batch at a time, so memory stays bounded by the batch and not the file.
+//! The text rows are packed into [`InputFormat::Rows`] bytes, which the
+//! engine cuts and parses like any other input: every row is a record, a
+//! null or blank row included, numbered by row index from 0.
+//!
+//! Writing takes chunk output in the [`OutputFormat::Parquet`] record form
+//! (see [`push_result`]) and turns it into a [`RecordBatch`] with the csv
+//! output's fields as typed columns.
+//!
+//! [`InputFormat::Rows`]: crate::input::InputFormat::Rows
+//! [`OutputFormat::Parquet`]: crate::batch::OutputFormat::Parquet
+
+use crate::input::{ColumnSpec, RowPacker};
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+};
+use parquet::arrow::ProjectionMask;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::sync::{Arc, Mutex};
+
+/// The first (and last) four bytes of a Parquet file.
+pub const MAGIC: &[u8; 4] = b"PAR1";
+
+/// True when `data` starts like a Parquet file.
+pub fn looks_like_parquet(data: &[u8]) -> bool {
+    data.starts_with(MAGIC)
+}
+
+/// Why a table cannot be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum TableError {
+    /// The file holds no usable column (named in the message).
+    #[error("{0}")]
+    Layout(String),
+    #[error("{0}")]
+    Parquet(#[from] parquet::errors::ParquetError),
+    #[error("{0}")]
+    Arrow(#[from] arrow_schema::ArrowError),
+}
+
+/// True for the column types read as text: strings, binaries and
+/// dictionaries of them (pandas categoricals).
+fn is_text(t: &DataType) -> bool {
+    match t {
+        DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Utf8View
+        | DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_) => true,
+        DataType::Dictionary(_, values) => is_text(values),
+        _ => false,
+    }
+}
+
+/// The column of `schema` that `spec` names (a name, ignoring case, or a
+/// number from 1), else the first named one of `preferred`, else the only
+/// text column. `what` says what the column holds, for messages.
+pub fn choose_column(
+    schema: &Schema,
+    spec: Option<&ColumnSpec>,
+    preferred: &[&str],
+    what: &str,
+) -> Result<usize, TableError> {
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let listed = || {
+        schema
+            .fields()
+            .iter()
+            .map(|f| format!("{} ({})", f.name(), f.data_type()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let by_name = |name: &str| {
+        names
+            .iter()
+            .position(|n| n.trim().eq_ignore_ascii_case(name.trim()))
+    };
+    let k = match spec {
+        Some(ColumnSpec::Number(n)) => (*n <= names.len()).then(|| n - 1).ok_or_else(|| {
+            TableError::Layout(format!(
+                "no column {n}: the table has {} columns: {}",
+                names.len(),
+                listed()
+            ))
+        })?,
+        Some(ColumnSpec::Name(name)) => by_name(name).ok_or_else(|| {
+            TableError::Layout(format!(
+                "no column named {name:?}; the table has {}",
+                listed()
+            ))
+        })?,
+        None => {
+            let text: Vec<usize> = (0..names.len())
+                .filter(|&i| is_text(schema.field(i).data_type()))
+                .collect();
+            match preferred.iter().find_map(|p| by_name(p)) {
+                Some(k) => k,
+                None if text.len() == 1 => text[0],
+                None => {
+                    return Err(TableError::Layout(format!(
+                        "cannot tell which column holds the {what}; name it with --column NAME \
+                         or --column N (the table has {})",
+                        listed()
+                    )))
+                }
+            }
+        }
+    };
+    let field = schema.field(k);
+    if !is_text(field.data_type()) {
+        return Err(TableError::Layout(format!(
+            "column {:?} holds {}, not text: the {what} must be strings of 81 cells",
+            field.name(),
+            field.data_type()
+        )));
+    }
+    Ok(k)
+}
+
+/// Calls `each` with every row of a text array: its bytes, or `None` for a
+/// null. The array must be of a type [`is_text`] accepts.
+pub fn for_each_text(array: &dyn Array, each: &mut dyn FnMut(Option<&[u8]>)) {
+    fn rows<'a>(it: impl Iterator<Item = Option<&'a [u8]>>, each: &mut dyn FnMut(Option<&[u8]>)) {
+        it.for_each(each);
+    }
+    match array.data_type() {
+        DataType::Utf8 => rows(
+            array
+                .as_string::<i32>()
+                .iter()
+                .map(|v| v.map(str::as_bytes)),
+            each,
+        ),
+        DataType::LargeUtf8 => rows(
+            array
+                .as_string::<i64>()
+                .iter()
+                .map(|v| v.map(str::as_bytes)),
+            each,
+        ),
+        DataType::Utf8View => rows(
+            array.as_string_view().iter().map(|v| v.map(str::as_bytes)),
+            each,
+        ),
+        DataType::Binary => rows(array.as_binary::<i32>().iter(), each),
+        DataType::LargeBinary => rows(array.as_binary::<i64>().iter(), each),
+        DataType::BinaryView => rows(array.as_binary_view().iter(), each),
+        DataType::FixedSizeBinary(_) => rows(array.as_fixed_size_binary().iter(), each),
+        DataType::Dictionary(_, _) => {
+            let dict = array.as_any_dictionary();
+            // Each distinct value once, then the rows by key.
+            let mut values: Vec<Option<Vec<u8>>> = Vec::with_capacity(dict.values().len());
+            for_each_text(dict.values().as_ref(), &mut |v| {
+                values.push(v.map(<[u8]>::to_vec))
+            });
+            let keys = dict.normalized_keys();
+            for (row, key) in keys.into_iter().enumerate() {
+                if array.is_null(row) {
+                    each(None);
+                } else {
+                    each(values.get(key).and_then(|v| v.as_deref()));
+                }
+            }
+        }
+        other => unreachable!("for_each_text on {other}: choose_column admits text only"),
+    }
+}
+
+/// The values of an integer column (any width, signed or not), `None`
+/// for nulls; `None` when the column is not of integers.
+pub fn integers(array: &dyn Array) -> Option<Vec<Option<i64>>> {
+    use arrow_array::types::*;
+    fn all<T: arrow_array::ArrowPrimitiveType>(a: &dyn Array) -> Vec<Option<i64>>
+    where
+        T::Native: TryInto<i64>,
+    {
+        a.as_primitive::<T>()
+            .iter()
+            .map(|v| v.and_then(|v| v.try_into().ok()))
+            .collect()
+    }
+    Some(match array.data_type() {
+        DataType::Int8 => all::<Int8Type>(array),
+        DataType::Int16 => all::<Int16Type>(array),
+        DataType::Int32 => all::<Int32Type>(array),
+        DataType::Int64 => all::<Int64Type>(array),
+        DataType::UInt8 => all::<UInt8Type>(array),
+        DataType::UInt16 => all::<UInt16Type>(array),
+        DataType::UInt32 => all::<UInt32Type>(array),
+        DataType::UInt64 => all::<UInt64Type>(array),
+        _ => return None,
+    })
+}
+
+/// Rows read from a table, packed for the engine.
+#[derive(Debug)]
+pub struct TableRows {
+    /// Row index of the first row.
+    pub first_row: u64,
+    /// The text column's rows in [`crate::input::InputFormat::Rows`] form.
+    pub packed: Vec<u8>,
+    pub rows: usize,
+    /// The table's other columns for these rows, when they were asked for.
+    pub others: Option<RecordBatch>,
+}
+
+/// A stretch of rows inside one row group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowRange {
+    pub group: usize,
+    /// Row index (in the whole table) of the first row.
+    pub first_row: u64,
+    pub rows: usize,
+}
+
+/// A Parquet table opened for reading its text column (and, when kept,
+/// the others) by row ranges, from any thread.
+///
+/// Each row group has its own decoder, so ranges of different groups are
+/// decoded in parallel. Inside a group, whoever asks first decodes up to
+/// the end of its range; rows decoded ahead of their own request wait,
+/// as Arrow batches, for the thread that asks for them. Packing the text
+/// into engine records happens outside any lock.
+pub struct TableSource {
+    file: File,
+    meta: ArrowReaderMetadata,
+    schema: SchemaRef,
+    column: usize,
+    /// The columns decoded, in table order.
+    roots: Vec<usize>,
+    keep_others: bool,
+    /// First row of each group, and the total at the end.
+    starts: Vec<u64>,
+    groups: Vec<Mutex<GroupState>>,
+}
+
+/// The decoding state of one row group.
+#[derive(Default)]
+struct GroupState {
+    reader: Option<ParquetRecordBatchReader>,
+    /// The row the decoder is at.
+    next_row: u64,
+    /// Rows decoded but not yet asked for, by first row.
+    ahead: BTreeMap<u64, RecordBatch>,
+}
+
+/// Rows decoded per call of the decoder.
+const DECODE_ROWS: usize = 4096;
+
+impl TableSource {
+    /// Opens `file` and finds its text column (see [`choose_column`]);
+    /// reading starts at row `from` (rows before it are never decoded).
+    /// With `keep_others`, every other column is read too.
+    pub fn open(
+        file: File,
+        spec: Option<&ColumnSpec>,
+        preferred: &[&str],
+        what: &str,
+        keep_others: bool,
+        from: u64,
+    ) -> Result<TableSource, TableError> {
+        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
+        let schema = Arc::clone(meta.schema());
+        let column = choose_column(&schema, spec, preferred, what)?;
+        // Strings are decoded as views: no copy of each value out of its
+        // page (views point into it).
+        let view = match schema.field(column).data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 => Some(DataType::Utf8View),
+            DataType::Binary | DataType::LargeBinary => Some(DataType::BinaryView),
+            _ => None,
+        };
+        let meta = match view {
+            Some(view) => {
+                let fields: Vec<Field> = schema
+                    .fields()
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let f = f.as_ref().clone();
+                        if i == column {
+                            f.with_data_type(view.clone())
+                        } else {
+                            f
+                        }
+                    })
+                    .collect();
+                let options = ArrowReaderOptions::new().with_schema(Arc::new(
+                    Schema::new_with_metadata(fields, schema.metadata().clone()),
+                ));
+                ArrowReaderMetadata::try_new(Arc::clone(meta.metadata()), options)?
+            }
+            None => meta,
+        };
+        let roots: Vec<usize> = if keep_others {
+            (0..schema.fields().len()).collect()
+        } else {
+            vec![column]
+        };
+        let mut starts = vec![0u64];
+        for g in meta.metadata().row_groups() {
+            let last = *starts.last().expect("one start");
+            starts.push(last + u64::try_from(g.num_rows()).unwrap_or(0));
+        }
+        let groups = (0..starts.len() - 1)
+            .map(|g| {
+                Mutex::new(GroupState {
+                    next_row: from.clamp(starts[g], starts[g + 1]),
+                    ..GroupState::default()
+                })
+            })
+            .collect();
+        Ok(TableSource {
+            file,
+            meta,
+            schema,
+            column,
+            roots,
+            keep_others,
+            starts,
+            groups,
+        })
+    }
+
+    /// The table's column names.
+    pub fn names(&self) -> Vec<String> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect()
+    }
+
+    /// The text column's name.
+    pub fn column_name(&self) -> &str {
+        self.schema.field(self.column).name()
+    }
+
+    /// Rows in the table (from its footer).
+    pub fn rows(&self) -> u64 {
+        *self.starts.last().expect("one start")
+    }
+
+    /// The range of up to `most` rows from row `from`, inside one group;
+    /// `None` at the end of the table.
+    pub fn range(&self, from: u64, most: usize) -> Option<RowRange> {
+        let group = self.starts.partition_point(|&s| s <= from).checked_sub(1)?;
+        let end = *self.starts.get(group + 1)?;
+        Some(RowRange {
+            group,
+            first_row: from,
+            rows: (end - from).min(most.max(1) as u64) as usize,
+        })
+    }
+
+    /// Decodes (or takes, if another thread decoded them) the rows of
+    /// `range` and packs them.
+    pub fn read(&self, range: RowRange) -> Result<TableRows, TableError> {
+        let end = range.first_row + range.rows as u64;
+        let pieces = {
+            let mut state = self.groups[range.group]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            while state.next_row < end {
+                if state.reader.is_none() {
+                    state.reader = Some(self.group_reader(range.group, state.next_row)?);
+                }
+                let batch = match state.reader.as_mut().and_then(Iterator::next) {
+                    Some(b) => b?,
+                    None => {
+                        return Err(TableError::Layout(format!(
+                            "row group {} ends before its {} rows",
+                            range.group,
+                            self.starts[range.group + 1] - self.starts[range.group]
+                        )))
+                    }
+                };
+                let at = state.next_row;
+                state.next_row += batch.num_rows() as u64;
+                state.ahead.insert(at, batch);
+            }
+            take_rows(&mut state.ahead, range.first_row, end)
+        };
+        self.pack(range.first_row, &pieces)
+    }
+
+    /// A decoder of group `group` from row `from` on.
+    fn group_reader(
+        &self,
+        group: usize,
+        from: u64,
+    ) -> Result<ParquetRecordBatchReader, TableError> {
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone());
+        let mask = ProjectionMask::roots(builder.parquet_schema(), self.roots.iter().copied());
+        let skip = (from - self.starts[group]) as usize;
+        let rest = (self.starts[group + 1] - from) as usize;
+        let mut builder = builder
+            .with_projection(mask)
+            .with_row_groups(vec![group])
+            .with_batch_size(DECODE_ROWS);
+        if skip > 0 {
+            builder = builder.with_row_selection(RowSelection::from(vec![
+                RowSelector::skip(skip),
+                RowSelector::select(rest),
+            ]));
+        }
+        Ok(builder.build()?)
+    }
+
+    /// Packs decoded batches (in row order, starting at `first_row`).
+    fn pack(&self, first_row: u64, pieces: &[RecordBatch]) -> Result<TableRows, TableError> {
+        let position = self
+            .roots
+            .iter()
+            .position(|&r| r == self.column)
+            .expect("the text column is decoded");
+        let mut packer = RowPacker::new();
+        let mut others = Vec::new();
+        for piece in pieces {
+            for_each_text(piece.column(position).as_ref(), &mut |row| packer.push(row));
+            if self.keep_others {
+                let mut rest = piece.clone();
+                rest.remove_column(position);
+                others.push(rest);
+            }
+        }
+        let others = match others.first() {
+            Some(first) => Some(arrow_select::concat::concat_batches(
+                &first.schema(),
+                &others,
+            )?),
+            None => None,
+        };
+        let rows = packer.rows;
+        Ok(TableRows {
+            first_row,
+            packed: packer.take(),
+            rows,
+            others,
+        })
+    }
+}
+
+/// Takes rows `from..to` out of `ahead` (batches keyed by first row, which
+/// must cover them), leaving what lies outside the range.
+fn take_rows(ahead: &mut BTreeMap<u64, RecordBatch>, from: u64, to: u64) -> Vec<RecordBatch> {
+    let keys: Vec<u64> = ahead
+        .range(..to)
+        .filter(|(&at, b)| at + b.num_rows() as u64 > from)
+        .map(|(&at, _)| at)
+        .collect();
+    let mut taken = Vec::with_capacity(keys.len());
+    for at in keys {
+        let batch = ahead.remove(&at).expect("listed");
+        let end = at + batch.num_rows() as u64;
+        let lo = from.max(at);
+        let hi = to.min(end);
+        if lo > at {
+            ahead.insert(at, batch.slice(0, (lo - at) as usize));
+        }
+        if hi < end {
+            ahead.insert(hi, batch.slice((hi - at) as usize, (end - hi) as usize));
+        }
+        taken.push(batch.slice((lo - at) as usize, (hi - lo) as usize));
+    }
+    taken
+}
+
+/// Bytes of one result in [`crate::batch::OutputFormat::Parquet`] chunk
+/// output before its text fields: line (u64), status index (u8),
+/// solutions (u32), guesses (u64), then the 81 solution cells (zeros when
+/// there is none).
+const FIXED: usize = 8 + 1 + 4 + 8 + 81;
+
+/// One result as a worker writes it for a Parquet output: the fixed
+/// fields, then the puzzle's text and each kept field as packed rows (a
+/// `u32` length and the bytes, `u32::MAX` for none).
+#[allow(clippy::too_many_arguments)]
+pub fn push_result(
+    line: u64,
+    status: u8,
+    solutions: u32,
+    guesses: u64,
+    solution: Option<&[u8; 81]>,
+    puzzle: Option<&[u8]>,
+    out: &mut Vec<u8>,
+) {
+    out.extend_from_slice(&line.to_le_bytes());
+    out.push(status);
+    out.extend_from_slice(&solutions.to_le_bytes());
+    out.extend_from_slice(&guesses.to_le_bytes());
+    out.extend_from_slice(solution.unwrap_or(&[0; 81]));
+    push_text(puzzle, out);
+}
+
+/// Appends a text field (or a null) to a result: see [`push_result`].
+pub fn push_text(text: Option<&[u8]>, out: &mut Vec<u8>) {
+    let mut p = RowPacker {
+        bytes: std::mem::take(out),
+        rows: 0,
+    };
+    p.push(text);
+    *out = p.bytes;
+}
+
+/// The schema of a Parquet output: `file` when there are several inputs,
+/// `line`, `puzzle`, `status`, `solutions`, `solution`, `guesses`, then the
+/// kept columns.
+pub fn results_schema(with_file: bool, kept: &[Field]) -> SchemaRef {
+    let mut fields = Vec::new();
+    if with_file {
+        fields.push(Field::new("file", DataType::Utf8, false));
+    }
+    fields.extend([
+        Field::new("line", DataType::Int64, false),
+        Field::new("puzzle", DataType::Utf8, true),
+        Field::new("status", DataType::Utf8, false),
+        Field::new("solutions", DataType::Int32, false),
+        Field::new("solution", DataType::Utf8, true),
+        Field::new("guesses", DataType::Int64, false),
+    ]);
+    fields.extend(kept.iter().cloned());
+    Arc::new(Schema::new(fields))
+}
+
+/// Names of the status indexes written by [`push_result`].
+pub type StatusWords = [&'static str];
+
+/// Turns chunk output of [`push_result`] records (each followed by
+/// `kept_text` text fields) into a batch of `schema`. `file` fills the
+/// `file` column when the schema has one; `others` (columns kept from a
+/// table input, one row per input record) is cut to the records written.
+pub fn results_batch(
+    records: &[u8],
+    words: &StatusWords,
+    file: Option<&str>,
+    kept_text: usize,
+    others: Option<&RecordBatch>,
+    schema: &SchemaRef,
+) -> Result<RecordBatch, TableError> {
+    let mut line = Vec::new();
+    let mut status = Vec::new();
+    let mut solutions = Vec::new();
+    let mut guesses = Vec::new();
+    let mut solution: Vec<Option<String>> = Vec::new();
+    let mut puzzle: Vec<Option<String>> = Vec::new();
+    let mut kept: Vec<Vec<Option<String>>> = vec![Vec::new(); kept_text];
+    let mut pos = 0;
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    while pos + FIXED <= records.len() {
+        let r = &records[pos..];
+        line.push(i64::from_le_bytes(r[0..8].try_into().expect("8 bytes")));
+        status.push(words.get(usize::from(r[8])).copied().unwrap_or("malformed"));
+        solutions.push(u32::from_le_bytes(r[9..13].try_into().expect("4 bytes")) as i32);
+        guesses.push(i64::from_le_bytes(r[13..21].try_into().expect("8 bytes")));
+        let cells = &r[21..FIXED];
+        solution
+            .push((cells[0] != 0).then(|| cells.iter().map(|&d| char::from(b'0' + d)).collect()));
+        pos += FIXED;
+        let mut field = || {
+            let (value, len) = crate::input::packed_row(&records[pos..]);
+            pos += len;
+            value.map(text)
+        };
+        puzzle.push(field());
+        for column in kept.iter_mut() {
+            column.push(field());
+        }
+    }
+    let n = line.len();
+    let mut columns: Vec<ArrayRef> = Vec::new();
+    if schema.fields().first().is_some_and(|f| f.name() == "file") {
+        columns.push(Arc::new(StringArray::from(vec![file.unwrap_or(""); n])));
+    }
+    columns.push(Arc::new(Int64Array::from(line)));
+    columns.push(Arc::new(StringArray::from(puzzle)));
+    columns.push(Arc::new(StringArray::from(status)));
+    columns.push(Arc::new(Int32Array::from(solutions)));
+    columns.push(Arc::new(StringArray::from(solution)));
+    columns.push(Arc::new(Int64Array::from(guesses)));
+    for column in kept {
+        columns.push(Arc::new(StringArray::from(column)));
+    }
+    if let Some(others) = others {
+        let others = others.slice(0, n.min(others.num_rows()));
+        columns.extend(others.columns().iter().cloned());
+    }
+    Ok(RecordBatch::try_new(Arc::clone(schema), columns)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(from: i64, n: i64) -> RecordBatch {
+        let values: Vec<i64> = (from..from + n).collect();
+        RecordBatch::try_from_iter([("v", Arc::new(Int64Array::from(values)) as ArrayRef)]).unwrap()
+    }
+
+    fn values(pieces: &[RecordBatch]) -> Vec<i64> {
+        pieces
+            .iter()
+            .flat_map(|b| {
+                b.column(0)
+                    .as_primitive::<arrow_array::types::Int64Type>()
+                    .values()
+                    .to_vec()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_decoded_ahead_wait_for_their_own_request() {
+        let mut ahead = BTreeMap::new();
+        ahead.insert(0, batch(0, 10));
+        ahead.insert(10, batch(10, 10));
+        // A later range first, across both batches; then the earlier ones.
+        assert_eq!(
+            values(&take_rows(&mut ahead, 6, 14)),
+            (6..14).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            values(&take_rows(&mut ahead, 14, 20)),
+            (14..20).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            values(&take_rows(&mut ahead, 0, 6)),
+            (0..6).collect::<Vec<_>>()
+        );
+        assert!(ahead.is_empty());
+    }
+
+    #[test]
+    fn a_table_is_read_by_ranges_in_any_order() {
+        let dir = std::env::temp_dir().join(format!("batchdoku-table-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let rows: Vec<Option<String>> = (0..1000)
+            .map(|i| (i % 7 != 3).then(|| format!("row {i}")))
+            .collect();
+        let b = RecordBatch::try_from_iter([(
+            "puzzle",
+            Arc::new(StringArray::from(rows.clone())) as ArrayRef,
+        )])
+        .unwrap();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(300))
+            .build();
+        let mut w = parquet::arrow::ArrowWriter::try_new(
+            File::create(&path).unwrap(),
+            b.schema(),
+            Some(props),
+        )
+        .unwrap();
+        w.write(&b).unwrap();
+        w.close().unwrap();
+        let t = TableSource::open(
+            File::open(&path).unwrap(),
+            None,
+            &["puzzle"],
+            "puzzles",
+            false,
+            0,
+        )
+        .unwrap();
+        assert_eq!(t.rows(), 1000);
+        let mut ranges = Vec::new();
+        let mut next = 0;
+        while let Some(r) = t.range(next, 128) {
+            next += r.rows as u64;
+            ranges.push(r);
+        }
+        // No range crosses a row group (300 rows each).
+        assert!(ranges
+            .iter()
+            .all(|r| r.first_row / 300 == (r.first_row + r.rows as u64 - 1) / 300));
+        ranges.reverse();
+        for r in ranges {
+            let got = t.read(r).unwrap();
+            let mut pos = 0;
+            let mut i = r.first_row as usize;
+            while pos < got.packed.len() {
+                let (v, len) = crate::input::packed_row(&got.packed[pos..]);
+                assert_eq!(v.map(|b| String::from_utf8(b.to_vec()).unwrap()), rows[i]);
+                pos += len;
+                i += 1;
+            }
+            assert_eq!(i, r.first_row as usize + r.rows);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,605 @@
+//! Parquet in and out: tables written here with the `parquet` crate (nulls,
+//! several row groups, every string type), solved like the plain file,
+//! written back as typed columns, and read by `verify` as answers, as is
+//! an npy output with its statuses.
+
+mod common;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int32Type, Int64Type};
+use arrow_array::{
+    ArrayRef, BinaryArray, DictionaryArray, Float64Array, Int64Array, LargeStringArray,
+    RecordBatch, StringArray, StringViewArray,
+};
+use arrow_schema::DataType;
+use common::{batchdoku, sample_path, stdout_of, write};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::file::properties::WriterProperties;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The first `n` puzzles of the sample.
+fn puzzles(n: usize) -> Vec<String> {
+    std::fs::read_to_string(sample_path())
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .take(n)
+        .map(|l| l[..81].to_string())
+        .collect()
+}
+
+/// Writes `columns` as a Parquet file with row groups of `group` rows.
+fn table(dir: &Path, name: &str, columns: Vec<(&str, ArrayRef)>, group: usize) -> PathBuf {
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let path = dir.join(name);
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group))
+        .build();
+    let mut w = ArrowWriter::try_new(
+        std::fs::File::create(&path).unwrap(),
+        batch.schema(),
+        Some(props),
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    path
+}
+
+/// The batches of a Parquet file, concatenated.
+fn read_table(path: &Path) -> (RecordBatch, usize) {
+    let b = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(path).unwrap()).unwrap();
+    let groups = b.metadata().num_row_groups();
+    let schema = b.schema().clone();
+    let batches: Vec<RecordBatch> = b.build().unwrap().map(Result::unwrap).collect();
+    (
+        arrow_select::concat::concat_batches(&schema, &batches).unwrap(),
+        groups,
+    )
+}
+
+fn strings(batch: &RecordBatch, name: &str) -> Vec<Option<String>> {
+    batch
+        .column_by_name(name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+        .as_string::<i32>()
+        .iter()
+        .map(|v| v.map(str::to_string))
+        .collect()
+}
+
+/// Puzzles with the rows a table can hold that are not puzzles: a null, an
+/// empty string, a `#` text (a record here, not a comment) and garbage.
+fn rows_with_holes(n: usize) -> Vec<Option<String>> {
+    let mut rows: Vec<Option<String>> = puzzles(n).into_iter().map(Some).collect();
+    rows[3] = None;
+    rows[5] = Some(String::new());
+    rows[7] = Some("# not a comment here".into());
+    rows[9] = Some("bad".into());
+    rows
+}
+
+#[test]
+fn a_table_with_nulls_and_row_groups_solves_like_the_plain_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = rows_with_holes(1000);
+    let ids: Vec<i64> = (0..rows.len() as i64).map(|i| i * 7).collect();
+    let f = table(
+        dir.path(),
+        "t.parquet",
+        vec![
+            ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+            (
+                "puzzle",
+                Arc::new(StringArray::from(rows.clone())) as ArrayRef,
+            ),
+        ],
+        300,
+    );
+    // The same records as a line file: every hole malformed.
+    let plain: String = rows
+        .iter()
+        .map(|r| match r.as_deref() {
+            Some(p) if p.len() == 81 => format!("{p}\n"),
+            _ => "x\n".into(),
+        })
+        .collect();
+    let plain = write(dir.path(), "plain.txt", plain);
+    let want = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
+    let out = batchdoku().args(["solve"]).arg(&f).assert().success();
+    let got = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(got, want);
+    assert_eq!(got.lines().filter(|l| *l == "malformed").count(), 4);
+    // Warnings and csv lines give the row index, from 0.
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(stderr.contains("t.parquet:3: malformed: null"), "{stderr}");
+    assert!(
+        stderr.contains("t.parquet:7: malformed: bad character '#'"),
+        "{stderr}"
+    );
+    let csv = stdout_of(batchdoku().args(["solve", "-q", "--format", "csv"]).arg(&f));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[1].starts_with("0,"), "{}", lines[1]);
+    assert!(lines[1000].starts_with("999,"), "{}", lines[1000]);
+    assert!(lines[4].starts_with("3,,malformed,"), "{}", lines[4]);
+    // rate reads it too, a row per record.
+    let rated = stdout_of(batchdoku().args(["rate", "-q"]).arg(&f));
+    assert_eq!(rated.lines().count(), 1001);
+}
+
+#[test]
+fn every_string_type_is_read_as_puzzles() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = puzzles(200);
+    let plain = write(
+        dir.path(),
+        "plain.txt",
+        p.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    let want = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
+    let refs: Vec<&str> = p.iter().map(String::as_str).collect();
+    let bytes: Vec<&[u8]> = refs.iter().map(|s| s.as_bytes()).collect();
+    // A categorical column: few distinct values, many rows.
+    let keys: Vec<i32> = (0..200).map(|i| i % 50).collect();
+    let dict = DictionaryArray::<Int32Type>::try_new(
+        keys.clone().into(),
+        Arc::new(StringArray::from(refs[..50].to_vec())),
+    )
+    .unwrap();
+    let dict_plain: String = keys
+        .iter()
+        .map(|&k| format!("{}\n", refs[k as usize]))
+        .collect();
+    let dict_want = stdout_of(batchdoku().args(["solve", "-q"]).arg(write(
+        dir.path(),
+        "d.txt",
+        dict_plain,
+    )));
+    let cases: Vec<(&str, ArrayRef, &String)> = vec![
+        ("utf8", Arc::new(StringArray::from(refs.clone())), &want),
+        (
+            "large",
+            Arc::new(LargeStringArray::from(refs.clone())),
+            &want,
+        ),
+        ("view", Arc::new(StringViewArray::from(refs.clone())), &want),
+        ("binary", Arc::new(BinaryArray::from(bytes.clone())), &want),
+        ("dict", Arc::new(dict), &dict_want),
+    ];
+    for (name, column, want) in cases {
+        let f = table(
+            dir.path(),
+            &format!("{name}.parquet"),
+            vec![("sudoku", column)],
+            64,
+        );
+        let got = stdout_of(batchdoku().args(["solve", "-q"]).arg(&f));
+        assert_eq!(&got, want, "{name}");
+    }
+}
+
+#[test]
+fn the_puzzle_column_is_found_named_or_numbered_and_mistakes_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p: Vec<Option<String>> = puzzles(20).into_iter().map(Some).collect();
+    let other: Vec<Option<String>> = (0..20).map(|i| Some(format!("note {i}"))).collect();
+    let two = table(
+        dir.path(),
+        // No .parquet name: told by its magic bytes.
+        "two.data",
+        vec![
+            ("note", Arc::new(StringArray::from(other)) as ArrayRef),
+            ("grid", Arc::new(StringArray::from(p.clone())) as ArrayRef),
+            (
+                "rating",
+                Arc::new(Float64Array::from(vec![1.5; 20])) as ArrayRef,
+            ),
+        ],
+        8,
+    );
+    batchdoku()
+        .args(["solve", "-q"])
+        .arg(&two)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "cannot tell which column holds the puzzles",
+        ))
+        .stderr(predicate::str::contains(
+            "note (Utf8), grid (Utf8), rating (Float64)",
+        ))
+        .stderr(predicate::str::contains("--column"));
+    let by_name = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--column", "GRID"])
+            .arg(&two),
+    );
+    let by_number = stdout_of(batchdoku().args(["solve", "-q", "--column", "2"]).arg(&two));
+    assert_eq!(by_name, by_number);
+    assert_eq!(by_name.lines().filter(|l| l.len() == 81).count(), 20);
+    batchdoku()
+        .args(["solve", "-q", "--column", "rating"])
+        .arg(&two)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("holds Float64, not text"));
+    batchdoku()
+        .args(["solve", "-q", "--column", "nope"])
+        .arg(&two)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("no column named \"nope\""));
+    // A Parquet file cannot come through a pipe: said plainly.
+    batchdoku()
+        .args(["solve", "-q", "-"])
+        .pipe_stdin(&two)
+        .unwrap()
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "Parquet cannot be read from a stream",
+        ));
+    // --input parquet on something else: an error, not garbage records.
+    let text = write(
+        dir.path(),
+        "t.txt",
+        format!("{}\n", p[0].as_deref().unwrap()),
+    );
+    batchdoku()
+        .args(["solve", "-q", "--input", "parquet"])
+        .arg(&text)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("cannot read it as Parquet"));
+}
+
+#[test]
+fn parquet_output_has_typed_columns_and_keeps_the_input_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = rows_with_holes(500);
+    let ids: Vec<i64> = (0..500).map(|i| 1000 + i).collect();
+    let f = table(
+        dir.path(),
+        "in.parquet",
+        vec![
+            ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
+            ("quizzes", Arc::new(StringArray::from(rows)) as ArrayRef),
+            (
+                "rating",
+                Arc::new(Float64Array::from(vec![2.5; 500])) as ArrayRef,
+            ),
+        ],
+        128,
+    );
+    let out = dir.path().join("out.parquet");
+    batchdoku()
+        .args([
+            "solve",
+            "-q",
+            "--limit",
+            "2",
+            "--format",
+            "parquet",
+            "--keep-columns",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&f)
+        .assert()
+        .success();
+    assert!(!Path::new(&format!("{}.partial", out.display())).exists());
+    let (batch, _) = read_table(&out);
+    let schema = batch.schema();
+    let types: Vec<(&str, &DataType)> = schema
+        .fields()
+        .iter()
+        .map(|f| (f.name().as_str(), f.data_type()))
+        .collect();
+    assert_eq!(
+        types,
+        vec![
+            ("line", &DataType::Int64),
+            ("puzzle", &DataType::Utf8),
+            ("status", &DataType::Utf8),
+            ("solutions", &DataType::Int32),
+            ("solution", &DataType::Utf8),
+            ("guesses", &DataType::Int64),
+            ("id", &DataType::Int64),
+            ("rating", &DataType::Float64),
+        ]
+    );
+    // The same fields as the csv output, row by row.
+    let csv = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--limit", "2", "--format", "csv"])
+            .arg(&f),
+    );
+    let line = batch
+        .column_by_name("line")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    let count = batch
+        .column_by_name("solutions")
+        .unwrap()
+        .as_primitive::<Int32Type>();
+    let guesses = batch
+        .column_by_name("guesses")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    let id = batch
+        .column_by_name("id")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    let (puzzle, status, solution) = (
+        strings(&batch, "puzzle"),
+        strings(&batch, "status"),
+        strings(&batch, "solution"),
+    );
+    for (i, row) in csv.lines().skip(1).enumerate() {
+        let fields: Vec<&str> = row.split(',').collect();
+        assert_eq!(line.value(i).to_string(), fields[0], "row {i}");
+        assert_eq!(status[i].as_deref(), Some(fields[2]), "row {i}");
+        assert_eq!(count.value(i).to_string(), fields[3], "row {i}");
+        assert_eq!(solution[i].as_deref().unwrap_or(""), fields[4], "row {i}");
+        assert_eq!(guesses.value(i).to_string(), fields[5], "row {i}");
+        assert_eq!(id.value(i), ids[i]);
+    }
+    assert_eq!(batch.num_rows(), 500);
+    assert_eq!(puzzle[3], None, "a null puzzle stays null");
+    assert_eq!(status[3].as_deref(), Some("malformed"));
+    assert_eq!(solution[3], None);
+
+    // From a CSV input, the kept columns are strings.
+    let mut text = String::from("id,puzzle,source\n");
+    for (i, p) in puzzles(50).iter().enumerate() {
+        text += &format!("{i},{p},\"set, {i}\"\n");
+    }
+    let csv_in = write(dir.path(), "in.csv", text);
+    let out2 = dir.path().join("out2.parquet");
+    batchdoku()
+        .args(["solve", "-q", "--format", "parquet", "--keep-columns", "-o"])
+        .arg(&out2)
+        .arg(&csv_in)
+        .assert()
+        .success();
+    let (b2, _) = read_table(&out2);
+    assert_eq!(strings(&b2, "id")[7].as_deref(), Some("7"));
+    assert_eq!(strings(&b2, "source")[7].as_deref(), Some("set, 7"));
+    assert_eq!(
+        b2.column_by_name("line")
+            .unwrap()
+            .as_primitive::<Int64Type>()
+            .value(0),
+        1
+    );
+}
+
+#[test]
+fn parquet_output_is_written_by_row_groups_and_needs_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // 150,000 records (the sample fifty times): two row groups.
+    let sample = std::fs::read_to_string(sample_path()).unwrap();
+    let f = write(dir.path(), "big.txt", sample.repeat(50));
+    let out = dir.path().join("big.parquet");
+    batchdoku()
+        .args(["solve", "-q", "--format", "parquet", "-o"])
+        .arg(&out)
+        .arg(&f)
+        .assert()
+        .success();
+    let (batch, groups) = read_table(&out);
+    assert_eq!(batch.num_rows(), 150_000);
+    assert!(groups >= 2, "{groups} row groups");
+    let lines = batch
+        .column_by_name("line")
+        .unwrap()
+        .as_primitive::<Int64Type>();
+    assert!(
+        lines.values().windows(2).all(|w| w[0] < w[1]),
+        "in input order"
+    );
+    batchdoku()
+        .args(["solve", "--format", "parquet"])
+        .arg(&f)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("give -o OUT.parquet"));
+    batchdoku()
+        .args(["solve", "--format", "parquet", "--resume", "-o"])
+        .arg(&out)
+        .arg(&f)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--resume cannot continue a parquet output",
+        ));
+}
+
+#[test]
+fn verify_reads_answers_from_tables_and_npy_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = puzzles(400);
+    let plain = write(
+        dir.path(),
+        "plain.txt",
+        p.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    let solved = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
+    let mut answers: Vec<String> = solved.lines().map(str::to_string).collect();
+    // sudoku-extreme as Parquet: question and answer columns.
+    let ext = table(
+        dir.path(),
+        "ext.parquet",
+        vec![
+            (
+                "question",
+                Arc::new(StringArray::from(p.clone())) as ArrayRef,
+            ),
+            (
+                "answer",
+                Arc::new(StringArray::from(answers.clone())) as ArrayRef,
+            ),
+        ],
+        100,
+    );
+    batchdoku()
+        .arg("verify")
+        .arg(&ext)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("400 passed"));
+    // A wrong answer is found by its row.
+    answers.swap(10, 11);
+    let bad = table(
+        dir.path(),
+        "bad.parquet",
+        vec![
+            (
+                "question",
+                Arc::new(StringArray::from(p.clone())) as ArrayRef,
+            ),
+            (
+                "answer",
+                Arc::new(StringArray::from(answers.clone())) as ArrayRef,
+            ),
+        ],
+        100,
+    );
+    batchdoku()
+        .arg("verify")
+        .arg(&bad)
+        .assert()
+        .failure()
+        .stdout(
+            predicate::str::contains("record 11 (").and(predicate::str::contains("bad.parquet:10")),
+        )
+        .stdout(predicate::str::contains("2 failed"));
+    // Puzzles beside an unnamed column: the answer column must be named.
+    let noanswer = table(
+        dir.path(),
+        "noanswer.parquet",
+        vec![
+            ("puzzle", Arc::new(StringArray::from(p.clone())) as ArrayRef),
+            (
+                "result",
+                Arc::new(StringArray::from(solved.lines().collect::<Vec<_>>())) as ArrayRef,
+            ),
+        ],
+        100,
+    );
+    batchdoku()
+        .arg("verify")
+        .arg(&noanswer)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--answer-column"));
+    batchdoku()
+        .args(["verify", "--answer-column", "result"])
+        .arg(&noanswer)
+        .assert()
+        .success();
+    // solve's Parquet and npy outputs as answers to a line file.
+    for format in ["parquet", "npy"] {
+        let out = dir.path().join(format!("a.{format}"));
+        batchdoku()
+            .args(["solve", "-q", "--limit", "2", "--format", format, "-o"])
+            .arg(&out)
+            .arg(&plain)
+            .assert()
+            .success();
+        batchdoku()
+            .args(["verify", "--unique"])
+            .arg(&plain)
+            .arg(&out)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("400 passed"));
+        // Answers to other puzzles fail.
+        let other = write(
+            dir.path(),
+            "other.txt",
+            p.iter().rev().map(|l| format!("{l}\n")).collect::<String>(),
+        );
+        batchdoku()
+            .arg("verify")
+            .arg(&other)
+            .arg(&out)
+            .assert()
+            .failure();
+    }
+    // An npy output with unsolvable rows needs its statuses beside it.
+    let mut with_bad = p[..5].join("\n");
+    with_bad += &format!("\n11{}\n", ".".repeat(79));
+    let f = write(dir.path(), "bad.txt", with_bad);
+    let out = dir.path().join("b.npy");
+    batchdoku()
+        .args(["solve", "-q", "--format", "npy", "-o"])
+        .arg(&out)
+        .arg(&f)
+        .assert()
+        .success();
+    batchdoku()
+        .arg("verify")
+        .arg(&f)
+        .arg(&out)
+        .assert()
+        .success();
+    std::fs::remove_file(format!("{}.status", out.display())).unwrap();
+    batchdoku()
+        .arg("verify")
+        .arg(&f)
+        .arg(&out)
+        .assert()
+        .failure()
+        .stdout(predicate::str::contains("record 6 ("))
+        .stdout(predicate::str::contains("1 failed"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_run_over_a_table_resumes_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = rows_with_holes(3000);
+    let f = table(
+        dir.path(),
+        "t.parquet",
+        vec![("puzzle", Arc::new(StringArray::from(rows)) as ArrayRef)],
+        700,
+    );
+    let out = dir.path().join("out.csv");
+    let full = dir.path().join("full.csv");
+    let args = |out: &Path| -> Vec<std::ffi::OsString> {
+        vec![
+            "solve".into(),
+            "--format".into(),
+            "csv".into(),
+            "-o".into(),
+            out.into(),
+            f.clone().into(),
+            "-".into(),
+        ]
+    };
+    batchdoku()
+        .args(args(&full))
+        .write_stdin("")
+        .assert()
+        .success();
+    let full_text = std::fs::read_to_string(&full).unwrap();
+    common::interrupt_while_reading_stdin(&args(&out));
+    // Cut inside the third row group: 1,600 records and half the next.
+    let lines: Vec<&str> = full_text.lines().collect();
+    let mut partial: String = lines[..1601].iter().map(|l| format!("{l}\n")).collect();
+    partial += &lines[1601][..10];
+    std::fs::write(format!("{}.partial", out.display()), partial).unwrap();
+    batchdoku()
+        .args(args(&out))
+        .arg("--resume")
+        .write_stdin("")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("resuming after 1600 records"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), full_text);
+}
