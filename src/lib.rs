@@ -5,11 +5,17 @@
 //!
 //! - [`grid`]: the 9x9 grid, its line and block forms, rule checks.
 //! - [`solver`]: the [`Solver`](solver::Solver) trait and its three variants.
-//! - [`batch`]: solving a slice of line records into an output buffer, the
+//! - [`input`], [`npy`], [`table`]: records from bytes in every form read
+//!   (line, grid, CSV, npy, Parquet), and cutting inputs into chunks.
+//! - [`engine`]: inputs (files, standard input, tables) as jobs of whole
+//!   records; [`pipeline`] runs them on a pool and collects results in
+//!   order.
+//! - [`batch`]: solving a slice of records into an output buffer, the
 //!   unit of work the parallel `solve` command is built from.
 
 pub mod batch;
 pub mod bench;
+pub mod engine;
 pub mod generate;
 pub mod grid;
 pub mod input;

@@ -3,13 +3,37 @@
 pub mod bench;
 pub mod completions;
 pub mod generate;
-pub mod inputs;
 pub mod man;
 pub mod output;
 pub mod progress;
 pub mod rate;
 pub mod solve;
 pub mod verify;
+
+/// Set by Ctrl-C: workers stop at the next record, no new chunk starts.
+pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The jobs of `sources` for `solve` and `rate`: stopped by Ctrl-C, reading
+/// CSV and Parquet puzzles from `column`, warning about odd inputs on
+/// stderr unless `quiet`.
+pub fn jobs<'a>(
+    sources: &'a [batchdoku::engine::Source],
+    forced: Option<batchdoku::input::InputFormat>,
+    threads: usize,
+    count_lines: bool,
+    to_skip: u64,
+    column: Option<batchdoku::input::ColumnSpec>,
+    quiet: bool,
+) -> batchdoku::engine::Jobs<'a> {
+    let jobs = batchdoku::engine::Jobs::new(sources, forced, threads, count_lines, to_skip)
+        .with_column(column)
+        .with_stop(&INTERRUPTED);
+    if quiet {
+        jobs
+    } else {
+        jobs.with_warnings(|w| eprintln!("batchdoku: warning: {w}"))
+    }
+}
 
 /// Writes a report to standard output. A reader that went away (a closed
 /// pipe, as after `| head`) is not an error; any other failure (`>

@@ -231,6 +231,37 @@ fn differences(was: &serde_json::Value, now: &serde_json::Value) -> Vec<String> 
     out
 }
 
+/// Refuses inputs that are the output file or its partial (reading a file
+/// while writing it, or truncating it on open, loses it).
+pub fn refuse_output_as_input(
+    sources: &[batchdoku::engine::Source],
+    output: &Path,
+) -> anyhow::Result<()> {
+    let targets = [output.to_path_buf(), partial_name(output)];
+    for target in &targets {
+        let Some(id) = std::fs::metadata(target)
+            .ok()
+            .as_ref()
+            .and_then(batchdoku::engine::file_id)
+        else {
+            continue;
+        };
+        if !std::fs::metadata(target).is_ok_and(|m| m.is_file()) {
+            continue; // a device or FIFO written in place
+        }
+        for s in sources {
+            if s.file_id() == Some(id) {
+                bail!(
+                    "input {} is the same file as {}: the output would overwrite its own input",
+                    s.name(),
+                    target.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,13 +1,11 @@
 //! `batchdoku rate`: give each puzzle a difficulty.
 
-use super::inputs::{
-    forced_format, open_sources, refuse_output_as_input, Halt, InputGuard, Job, Jobs, Source,
-    INTERRUPTED,
-};
-use super::output::Output;
+use super::output::{refuse_output_as_input, Output};
 use super::progress::Progress;
+use super::INTERRUPTED;
 use anyhow::Context;
 use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
+use batchdoku::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source};
 use batchdoku::input::{records, ColumnSpec};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
@@ -130,7 +128,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let result = run_ordered(
         &pool,
         // Rows carry line numbers, so chunks are numbered as they are cut.
-        Jobs::new(&sources, forced, threads, true, 0).with_options(args.column.clone(), args.quiet),
+        super::jobs(
+            &sources,
+            forced,
+            threads,
+            true,
+            0,
+            args.column.clone(),
+            args.quiet,
+        ),
         threads * 4,
         |job: Job| {
             let job = job.load(&sources)?;

@@ -2,18 +2,16 @@
 //! input is streamed), cut into chunks on record boundaries, solved by a
 //! rayon pool and written back in input order.
 
-use super::inputs::{
-    forced_format, open_sources, refuse_output_as_input, Halt, InputGuard, Job, Jobs, Source,
-    INTERRUPTED,
-};
-use super::output::{partial_name, Output, RecordCounter};
+use super::output::{partial_name, refuse_output_as_input, Output, RecordCounter};
 use super::progress::Progress;
+use super::INTERRUPTED;
 use anyhow::{bail, Context};
 use arrow_array::RecordBatch;
 use batchdoku::batch::{
     kept_names, solve_chunk, status_words, write_header, write_header_kept, ChunkJob, ChunkReport,
     KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
 };
+use batchdoku::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source};
 use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::table::{results_batch, results_schema, TableError};
@@ -360,14 +358,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
     let progress = Progress::new(&args.progress, args.quiet, total_bytes);
-    let mut jobs = Jobs::new(
+    let mut jobs = super::jobs(
         &sources,
         forced,
         threads,
         args.format != OutputFormat::Line || already > 0,
         already,
+        args.column.clone(),
+        args.quiet,
     )
-    .with_options(args.column.clone(), args.quiet)
     .keeping_others(args.keep_columns && args.format == OutputFormat::Parquet);
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let started = Instant::now();

@@ -1,9 +1,9 @@
 //! `batchdoku verify`: prove a file of answers right, or say exactly which
 //! record is wrong and why.
 
-use super::inputs::Source;
 use super::print_stdout;
 use anyhow::{bail, Context};
+use batchdoku::engine::Source;
 use batchdoku::grid::{Grid, ParseError};
 use batchdoku::input::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_row,
@@ -555,7 +555,7 @@ fn answer_column(
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = super::inputs::forced_format(&args.input);
+    let forced = batchdoku::engine::forced_format(&args.input);
     let puzzle_source = Source::open(&args.puzzles)?;
     let answer_source = match &args.answers {
         Some(p) => Some(Source::open(p)?),

@@ -95,6 +95,9 @@ pub fn interrupt_while_reading_stdin<S: AsRef<std::ffi::OsStr>>(args: &[S]) {
     let stdin = child.stdin.take();
     std::thread::sleep(std::time::Duration::from_millis(300));
     signal(&child, "-INT");
+    // The handler thread sets the stop flag; on a loaded machine it may run
+    // only later, and standard input must not end before it has.
+    std::thread::sleep(std::time::Duration::from_millis(300));
     drop(stdin);
     let result = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&result.stderr);

@@ -1,14 +1,36 @@
-//! The inputs of the record engine shared by `solve` and `rate`: mapped
-//! files and standard input, cut into chunks on record boundaries, with
-//! --resume skipping and Ctrl-C stopping.
+//! The record engine's inputs, shared by the command line (`solve`, `rate`,
+//! `verify`) and the Python package: files and standard input, cut into
+//! jobs of whole records that a pool can work on in any order.
+//!
+//! - [`Source`]: one input, looked at up front (`-` is standard input) and
+//!   opened only when read: a regular file is memory-mapped, anything else
+//!   is read as a stream in bounded memory, a Parquet table is read by row
+//!   ranges.
+//! - [`Jobs`]: an iterator over the [`Job`]s of several sources in order,
+//!   each a chunk of whole records (its bytes, form, first line number and
+//!   input), with records skipped first for a resumed run and a stop flag
+//!   checked between jobs. Feed it to [`crate::pipeline::run_ordered`]; a
+//!   worker calls [`Job::load`], then reads the job's records with
+//!   [`crate::input::records`].
+//!
+//! ```no_run
+//! use batchdoku::engine::{open_sources, Jobs};
+//! use batchdoku::input::records;
+//! let sources = open_sources(&["puzzles.txt".into()])?;
+//! let mut puzzles = 0;
+//! for job in Jobs::new(&sources, None, 1, true, 0) {
+//!     let job = job.map_err(|h| anyhow::anyhow!("{h:?}"))?.load(&sources)?;
+//!     puzzles += records(&job.data, job.first_line, job.format).count();
+//! }
+//! # Ok::<(), anyhow::Error>(())
+//! ```
 
-use super::output::partial_name;
-use anyhow::{bail, Context};
-use batchdoku::input::{
+use crate::input::{
     detect_layout, skip_records, ChunkCursor, ColumnSpec, CsvLayout, InputFormat, StreamChunks,
 };
-use batchdoku::mapfile::MappedFile;
-use batchdoku::table::{looks_like_parquet, RowRange, TableSource};
+use crate::mapfile::MappedFile;
+use crate::table::{looks_like_parquet, RowRange, TableSource};
+use anyhow::{bail, Context};
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::Range;
@@ -16,8 +38,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Set by Ctrl-C: workers stop at the next record, no new chunk starts.
-pub(super) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// A stop flag that is never set: the default of [`Jobs`].
+static NEVER: AtomicBool = AtomicBool::new(false);
 
 /// The smallest chunk: 4 KiB, about 50 puzzles.
 const SMALLEST_CHUNK: usize = 4 << 10;
@@ -29,7 +51,7 @@ const SMALLEST_CHUNK: usize = 4 << 10;
 /// threads finish together (see `ChunkCursor::shrinking`). Each chunk
 /// costs a hand-off to the writer thread (tens of microseconds on two
 /// cores while it writes), so no more of them than that.
-pub(super) fn chunk_bytes(input: usize, threads: usize) -> usize {
+pub fn chunk_bytes(input: usize, threads: usize) -> usize {
     (input / (threads * 8)).clamp(SMALLEST_CHUNK, 256 << 10)
 }
 
@@ -37,13 +59,13 @@ pub(super) fn chunk_bytes(input: usize, threads: usize) -> usize {
 const BINARY_PROBE: usize = 64 << 10;
 
 /// The form `--input auto|line|grid` asks for (`None`: detect per input).
-pub(super) fn forced_format(input: &str) -> Option<InputFormat> {
+pub fn forced_format(input: &str) -> Option<InputFormat> {
     match input {
         "line" => Some(InputFormat::Line),
         "grid" => Some(InputFormat::Grid),
         // The column and the element type come from the input itself.
         "csv" => Some(InputFormat::Csv(CsvLayout { column: 0 })),
-        "npy" => Some(InputFormat::Npy(batchdoku::npy::Dtype {
+        "npy" => Some(InputFormat::Npy(crate::npy::Dtype {
             size: 1,
             signed: false,
             big_endian: false,
@@ -56,7 +78,7 @@ pub(super) fn forced_format(input: &str) -> Option<InputFormat> {
 
 /// Looks at the named inputs in order (none means standard input); each
 /// is opened only when it is read, so any number of files can be named.
-pub(super) fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
+pub fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
     let stdin = [PathBuf::from("-")];
     let paths = if files.is_empty() { &stdin[..] } else { files };
     if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
@@ -69,7 +91,7 @@ pub(super) fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
 /// turn comes, or a stream read in pieces (standard input, a pipe, a FIFO,
 /// a device, a `/proc` file: anything that is not a regular file with a
 /// size, whose size says nothing of its contents).
-pub(super) struct Source {
+pub struct Source {
     name: String,
     kind: SourceKind,
     /// What the input was when the run started (`None`: standard input).
@@ -84,7 +106,7 @@ enum SourceKind {
 
 impl Source {
     /// Looks at `path` (`-`: standard input) without opening it.
-    pub(super) fn open(path: &Path) -> anyhow::Result<Source> {
+    pub fn open(path: &Path) -> anyhow::Result<Source> {
         if path.as_os_str() == "-" {
             return Ok(Source {
                 name: "-".into(),
@@ -111,12 +133,12 @@ impl Source {
         })
     }
 
-    pub(super) fn name(&self) -> &str {
+    pub fn name(&self) -> &str {
         &self.name
     }
 
     /// The name in messages ("standard input" for `-`).
-    pub(super) fn described(&self) -> &str {
+    pub fn described(&self) -> &str {
         match self.kind {
             SourceKind::Stdin => "standard input",
             _ => &self.name,
@@ -124,7 +146,7 @@ impl Source {
     }
 
     /// Bytes known up front (0 for a stream), for the progress bar.
-    pub(super) fn mapped_len(&self) -> u64 {
+    pub fn mapped_len(&self) -> u64 {
         match (&self.kind, &self.meta) {
             (SourceKind::File(_), Some(m)) => m.len(),
             _ => 0,
@@ -132,7 +154,7 @@ impl Source {
     }
 
     /// Maps the input if it is a regular file (`None` for a stream).
-    pub(super) fn map(&self) -> anyhow::Result<Option<Arc<MappedFile>>> {
+    pub fn map(&self) -> anyhow::Result<Option<Arc<MappedFile>>> {
         let SourceKind::File(path) = &self.kind else {
             return Ok(None);
         };
@@ -144,7 +166,7 @@ impl Source {
     /// True when the input is to be read as a Parquet table: `forced`
     /// says so, or the name ends in `.parquet`, or the file opens with
     /// Parquet's magic bytes.
-    pub(super) fn is_parquet(&self, forced: Option<InputFormat>) -> bool {
+    pub fn is_parquet(&self, forced: Option<InputFormat>) -> bool {
         if forced == Some(InputFormat::Rows) {
             return true;
         }
@@ -167,7 +189,7 @@ impl Source {
     /// Opens a Parquet input and finds its puzzle column (see
     /// [`TableSource::open`]), to be read from row `from`. A stream cannot
     /// be read: Parquet's index is at the end of the file.
-    pub(super) fn table(
+    pub fn table(
         &self,
         column: Option<&ColumnSpec>,
         preferred: &[&str],
@@ -188,7 +210,7 @@ impl Source {
     }
 
     /// Opens a stream input for reading.
-    pub(super) fn reader(&self) -> anyhow::Result<Box<dyn Read + Send>> {
+    pub fn reader(&self) -> anyhow::Result<Box<dyn Read + Send>> {
         match &self.kind {
             SourceKind::Stdin => Ok(Box::new(io::stdin())),
             SourceKind::Stream(path) | SourceKind::File(path) => Ok(Box::new(
@@ -198,7 +220,7 @@ impl Source {
     }
 
     /// The file's device and inode, when it has them.
-    pub(super) fn file_id(&self) -> Option<(u64, u64)> {
+    pub fn file_id(&self) -> Option<(u64, u64)> {
         match &self.meta {
             Some(meta) => file_id(meta),
             None => std::fs::metadata("/dev/stdin")
@@ -210,7 +232,7 @@ impl Source {
 
     /// What identifies this input for `--resume`: its path, size and
     /// modification time (a stream has only its name).
-    pub(super) fn identity(&self) -> serde_json::Value {
+    pub fn identity(&self) -> serde_json::Value {
         match (&self.kind, &self.meta) {
             (SourceKind::File(path), Some(meta)) => serde_json::json!({
                 "path": std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()),
@@ -228,8 +250,8 @@ fn header_names(top: &[u8], format: InputFormat) -> Option<Arc<Vec<String>>> {
     let InputFormat::Csv(_) = format else {
         return None;
     };
-    let header = batchdoku::input::csv_header(top)?;
-    let names = batchdoku::input::csv_fields(header)
+    let header = crate::input::csv_header(top)?;
+    let names = crate::input::csv_fields(header)
         .iter()
         .map(|f| String::from_utf8_lossy(f).trim().to_string())
         .collect();
@@ -237,7 +259,7 @@ fn header_names(top: &[u8], format: InputFormat) -> Option<Arc<Vec<String>>> {
 }
 
 /// Device and inode of a file.
-pub(super) fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+pub fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -258,34 +280,10 @@ fn modified_ns(meta: &std::fs::Metadata) -> Option<u128> {
         .map(|d| d.as_nanos())
 }
 
-/// Refuses inputs that are the output file or its partial (reading a file
-/// while writing it, or truncating it on open, loses it).
-pub(super) fn refuse_output_as_input(sources: &[Source], output: &Path) -> anyhow::Result<()> {
-    let targets = [output.to_path_buf(), partial_name(output)];
-    for target in &targets {
-        let Some(id) = std::fs::metadata(target).ok().as_ref().and_then(file_id) else {
-            continue;
-        };
-        if !std::fs::metadata(target).is_ok_and(|m| m.is_file()) {
-            continue; // a device or FIFO written in place
-        }
-        for s in sources {
-            if s.file_id() == Some(id) {
-                bail!(
-                    "input {} is the same file as {}: the output would overwrite its own input",
-                    s.name(),
-                    target.display()
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The bytes of a chunk of work: a range of a mapped file (shared with the
 /// reading thread and the other chunks of that file), or owned bytes read
 /// from a stream.
-pub(super) enum JobData {
+pub enum JobData {
     Mapped(Arc<MappedFile>, Range<usize>),
     Owned(Vec<u8>),
     /// Rows of a table, decoded by the worker that runs the job (see
@@ -295,7 +293,7 @@ pub(super) enum JobData {
 
 /// The columns of a table input other than the puzzles', for a job's rows
 /// (kept by `--keep-columns`).
-pub(super) type Others = Option<arrow_array::RecordBatch>;
+pub type Others = Option<arrow_array::RecordBatch>;
 
 impl std::ops::Deref for JobData {
     type Target = [u8];
@@ -323,7 +321,7 @@ impl JobData {
     }
 
     /// What to check before trusting the bytes of this chunk.
-    pub(super) fn guard(&self) -> InputGuard {
+    pub fn guard(&self) -> InputGuard {
         match self {
             JobData::Mapped(map, _) => InputGuard(Some(Arc::clone(map))),
             JobData::Owned(_) | JobData::Table(..) => InputGuard(None),
@@ -333,12 +331,12 @@ impl JobData {
 
 /// Kept with a chunk's results until they are written: for a chunk of a
 /// mapped file, the map, to check that the file did not shrink meanwhile.
-pub(super) struct InputGuard(Option<Arc<MappedFile>>);
+pub struct InputGuard(Option<Arc<MappedFile>>);
 
 impl InputGuard {
     /// Ok while the bytes read can be trusted: a mapped file that shrank
     /// while being read gave zeros for what was cut off.
-    pub(super) fn check(&self, source: &Source) -> anyhow::Result<()> {
+    pub fn check(&self, source: &Source) -> anyhow::Result<()> {
         match &self.0 {
             Some(map) => map.check().with_context(|| source.described().to_string()),
             None => Ok(()),
@@ -347,29 +345,29 @@ impl InputGuard {
 }
 
 /// A chunk of work.
-pub(super) struct Job {
-    pub(super) data: JobData,
+pub struct Job {
+    pub data: JobData,
     /// Line number of the chunk's first line when `line_known`; else the
     /// chunk continues where the previous chunk of its file ended, and its
     /// records are numbered from 1 and rebased when written.
-    pub(super) first_line: u64,
-    pub(super) line_known: bool,
-    pub(super) format: InputFormat,
-    pub(super) file: usize,
+    pub first_line: u64,
+    pub line_known: bool,
+    pub format: InputFormat,
+    pub file: usize,
     /// The column names of a CSV input's header.
-    pub(super) header: Option<Arc<Vec<String>>>,
+    pub header: Option<Arc<Vec<String>>>,
     /// A table input's other columns for these rows, when kept.
-    pub(super) others: Others,
+    pub others: Others,
     /// How far through its input the job ends, in the input's bytes, for
     /// the progress bar.
-    pub(super) progress_bytes: usize,
+    pub progress_bytes: usize,
 }
 
 impl Job {
     /// Makes the job's bytes ready: decodes a table job's rows (on the
     /// worker that runs it, so tables are decoded in parallel); other jobs
     /// are ready as they are.
-    pub(super) fn load(mut self, sources: &[Source]) -> anyhow::Result<Job> {
+    pub fn load(mut self, sources: &[Source]) -> anyhow::Result<Job> {
         if let JobData::Table(table, range) = &self.data {
             let rows = table
                 .read(*range)
@@ -383,7 +381,7 @@ impl Job {
 
 /// Why the job stream stopped.
 #[derive(Debug)]
-pub(super) enum Halt {
+pub enum Halt {
     Interrupted,
     Read(anyhow::Error),
     Write(io::Error),
@@ -421,7 +419,7 @@ fn table_rows(left: u64, threads: usize, most: usize) -> usize {
 /// Produces the jobs of all inputs in order, skipping `to_skip` records
 /// first (for --resume). Inputs are opened one at a time; a mapped file
 /// stays mapped while chunks of it are in flight.
-pub(super) struct Jobs<'a> {
+pub struct Jobs<'a> {
     sources: &'a [Source],
     forced: Option<InputFormat>,
     threads: usize,
@@ -432,12 +430,14 @@ pub(super) struct Jobs<'a> {
     count_lines: bool,
     /// `--column`: where the puzzles are in CSV inputs.
     column: Option<ColumnSpec>,
-    /// `-q`: no warnings.
-    quiet: bool,
+    /// Says what is odd about an input (`None`: nothing is said).
+    warn: Option<Box<dyn FnMut(String) + 'a>>,
+    /// Set to stop: no job is handed out after it.
+    stop: &'static AtomicBool,
     /// Read a table input's other columns too (`--keep-columns`).
     keep_others: bool,
     /// Records still to skip (--resume).
-    pub(super) to_skip: u64,
+    pub to_skip: u64,
     current: usize,
     reading: Option<Reading>,
     /// The current input's CSV header, when it has one.
@@ -447,7 +447,7 @@ pub(super) struct Jobs<'a> {
 impl<'a> Jobs<'a> {
     /// The jobs of `sources` in order. `count_lines`: number every chunk as
     /// it is cut (see the field); `to_skip`: records to leave out first.
-    pub(super) fn new(
+    pub fn new(
         sources: &'a [Source],
         forced: Option<InputFormat>,
         threads: usize,
@@ -460,7 +460,8 @@ impl<'a> Jobs<'a> {
             threads,
             count_lines,
             column: None,
-            quiet: false,
+            warn: None,
+            stop: &NEVER,
             keep_others: false,
             to_skip,
             current: 0,
@@ -469,16 +470,29 @@ impl<'a> Jobs<'a> {
         }
     }
 
-    /// Reads the puzzles of CSV inputs from this column (`--column`), and
-    /// warns about inputs only when not `quiet`.
-    pub(super) fn with_options(mut self, column: Option<ColumnSpec>, quiet: bool) -> Self {
+    /// Reads the puzzles of CSV and Parquet inputs from this column
+    /// (`--column`).
+    pub fn with_column(mut self, column: Option<ColumnSpec>) -> Self {
         self.column = column;
-        self.quiet = quiet;
+        self
+    }
+
+    /// Passes warnings about inputs (an npy file whose size disagrees with
+    /// its header) to `warn`.
+    pub fn with_warnings(mut self, warn: impl FnMut(String) + 'a) -> Self {
+        self.warn = Some(Box::new(warn));
+        self
+    }
+
+    /// Stops handing out jobs once `stop` is set: the next call gives
+    /// [`Halt::Interrupted`].
+    pub fn with_stop(mut self, stop: &'static AtomicBool) -> Self {
+        self.stop = stop;
         self
     }
 
     /// Reads the other columns of table inputs too, for `--keep-columns`.
-    pub(super) fn keeping_others(mut self, keep: bool) -> Self {
+    pub fn keeping_others(mut self, keep: bool) -> Self {
         self.keep_others = keep;
         self
     }
@@ -571,7 +585,7 @@ impl<'a> Jobs<'a> {
         if source.is_parquet(self.forced) {
             let table = source.table(
                 self.column.as_ref(),
-                &batchdoku::input::PUZZLE_COLUMNS,
+                &crate::input::PUZZLE_COLUMNS,
                 "puzzles",
                 self.keep_others,
                 self.to_skip,
@@ -595,16 +609,18 @@ impl<'a> Jobs<'a> {
             let d = detect_layout(data, self.forced, self.column.as_ref())
                 .with_context(|| source.described().to_string())?;
             self.header = header_names(data, d.format);
-            if let Ok(h) = batchdoku::npy::parse_header(data) {
+            if let Ok(h) = crate::npy::parse_header(data) {
                 // Every row is a record; say so when the bytes and the
                 // header's row count disagree (a cut or padded file).
                 let held = (data.len() - h.data_offset) as f64 / h.dtype.row_bytes() as f64;
-                if held != h.rows as f64 && !self.quiet {
-                    eprintln!(
-                        "batchdoku: warning: {}: the header says {} rows, the file holds {held:.2}",
-                        source.described(),
-                        h.rows
-                    );
+                if held != h.rows as f64 {
+                    if let Some(warn) = &mut self.warn {
+                        warn(format!(
+                            "{}: the header says {} rows, the file holds {held:.2}",
+                            source.described(),
+                            h.rows
+                        ));
+                    }
                 }
             }
             let cursor = ChunkCursor::new(
@@ -658,7 +674,7 @@ impl<'a> Jobs<'a> {
     /// puzzles gives hundreds of malformed records and no answer.
     fn refuse_binary(&self, source: &Source, top: &[u8]) -> anyhow::Result<()> {
         let head = &top[..top.len().min(BINARY_PROBE)];
-        let array = top.starts_with(batchdoku::npy::MAGIC);
+        let array = top.starts_with(crate::npy::MAGIC);
         if array || self.forced == Some(InputFormat::Line) || memchr::memchr(0, head).is_none() {
             return Ok(());
         }
@@ -674,7 +690,7 @@ impl Iterator for Jobs<'_> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if INTERRUPTED.load(Ordering::Relaxed) {
+            if self.stop.load(Ordering::Relaxed) {
                 return Some(Err(Halt::Interrupted));
             }
             let mut job = match self.next_raw()? {
