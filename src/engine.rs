@@ -204,8 +204,7 @@ impl Source {
                 self.described()
             );
         };
-        let file = File::open(path).with_context(|| format!("cannot open {}", self.name))?;
-        TableSource::open(file, column, preferred, what, keep_others, from)
+        TableSource::open(path, column, preferred, what, keep_others, from)
             .with_context(|| format!("{}: cannot read it as Parquet", self.described()))
     }
 

@@ -52,6 +52,16 @@ impl Dtype {
                 need: self.row_bytes(),
             });
         }
+        // Bytes (the common case): the row is the cells, checked in one
+        // pass the compiler vectorises.
+        if self.size == 1 {
+            if let Some(grid) = row
+                .first_chunk::<CELLS>()
+                .and_then(|c| Grid::from_cells(*c))
+            {
+                return Ok(grid);
+            }
+        }
         let mut cells = [0u8; CELLS];
         for (i, cell) in cells.iter_mut().enumerate() {
             match self.value(row, i) {

@@ -26,6 +26,7 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::ProjectionMask;
 use std::collections::BTreeMap;
 use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// The first (and last) four bytes of a Parquet file.
@@ -234,7 +235,9 @@ pub struct RowRange {
 /// as Arrow batches, for the thread that asks for them. Packing the text
 /// into engine records happens outside any lock.
 pub struct TableSource {
-    file: File,
+    /// Each group's decoder opens the file for itself: cloned handles share
+    /// one file offset, and decoders seek and read from several threads.
+    path: PathBuf,
     meta: ArrowReaderMetadata,
     schema: SchemaRef,
     column: usize,
@@ -264,13 +267,15 @@ impl TableSource {
     /// reading starts at row `from` (rows before it are never decoded).
     /// With `keep_others`, every other column is read too.
     pub fn open(
-        file: File,
+        path: &Path,
         spec: Option<&ColumnSpec>,
         preferred: &[&str],
         what: &str,
         keep_others: bool,
         from: u64,
     ) -> Result<TableSource, TableError> {
+        let file =
+            File::open(path).map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
         let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
         let schema = Arc::clone(meta.schema());
         let column = choose_column(&schema, spec, preferred, what)?;
@@ -322,7 +327,7 @@ impl TableSource {
             })
             .collect();
         Ok(TableSource {
-            file,
+            path: path.to_path_buf(),
             meta,
             schema,
             column,
@@ -401,9 +406,7 @@ impl TableSource {
         group: usize,
         from: u64,
     ) -> Result<ParquetRecordBatchReader, TableError> {
-        let file = self
-            .file
-            .try_clone()
+        let file = File::open(&self.path)
             .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
         let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone());
         let mask = ProjectionMask::roots(builder.parquet_schema(), self.roots.iter().copied());
@@ -669,15 +672,7 @@ mod tests {
         .unwrap();
         w.write(&b).unwrap();
         w.close().unwrap();
-        let t = TableSource::open(
-            File::open(&path).unwrap(),
-            None,
-            &["puzzle"],
-            "puzzles",
-            false,
-            0,
-        )
-        .unwrap();
+        let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
         assert_eq!(t.rows(), 1000);
         let mut ranges = Vec::new();
         let mut next = 0;
@@ -690,7 +685,7 @@ mod tests {
             .iter()
             .all(|r| r.first_row / 300 == (r.first_row + r.rows as u64 - 1) / 300));
         ranges.reverse();
-        for r in ranges {
+        let check = |r: RowRange| {
             let got = t.read(r).unwrap();
             let mut pos = 0;
             let mut i = r.first_row as usize;
@@ -701,7 +696,19 @@ mod tests {
                 i += 1;
             }
             assert_eq!(i, r.first_row as usize + r.rows);
-        }
+        };
+        // Several threads at once, each on ranges of every group (the
+        // decoders must not share a file offset).
+        std::thread::scope(|scope| {
+            for k in 0..4 {
+                let (ranges, check) = (&ranges, &check);
+                scope.spawn(move || {
+                    for r in ranges.iter().skip(k).step_by(4) {
+                        check(*r);
+                    }
+                });
+            }
+        });
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,43 @@
+"""The native engine. Call it through the `batchdoku` package, which checks
+arguments and turns every accepted input into one of these specs."""
+
+from typing import List, Optional, Tuple
+
+import numpy as np
+import numpy.typing as npt
+
+# ("ints", uint8 view (N, 81 * size), size, signed) | ("texts", list)
+# | ("offsets", int64 offsets, uint8 data, bool valid or None)
+# | ("fixed", uint8 (N, width))
+Spec = tuple
+
+__version__: str
+
+def solve(
+    spec: Spec, limit: int, solver: str, threads: int
+) -> Tuple[
+    npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint32], npt.NDArray[np.uint64]
+]: ...
+def verify(
+    spec: Spec, answers: tuple, unique: bool, threads: int
+) -> Tuple[npt.NDArray[np.bool_], List[Optional[str]]]: ...
+def rate(
+    spec: Spec, threads: int
+) -> Tuple[
+    npt.NDArray[np.uint32], npt.NDArray[np.uint64], npt.NDArray[np.uint8], npt.NDArray[np.uint8]
+]: ...
+def generate(
+    n: int,
+    seed: int,
+    start: int,
+    minimal: bool,
+    min_clues: int,
+    symmetry: str,
+    difficulty: Optional[str],
+    threads: int,
+) -> Tuple[List[str], List[str]]: ...
+def read(
+    path: str, input: str, column: Optional[str], threads: int
+) -> Tuple[npt.NDArray[np.uint8], npt.NDArray[np.int64], List[Tuple[int, int, str]]]: ...
+def status_words() -> List[str]: ...
+def rate_words() -> Tuple[List[str], List[str]]: ...

@@ -1,0 +1,935 @@
+//! The batchdoku engine for Python: batch calls over numpy arrays, lists of
+//! strings and Arrow string buffers that release the GIL and run on a rayon
+//! pool. The Python package (`python/batchdoku/__init__.py`) turns every
+//! input it accepts into one of the forms [`Puzzles`] reads, and the codes
+//! returned here into words; everything Sudoku is the `batchdoku` library's.
+
+use batchdoku::batch::{solve_grid, Status};
+use batchdoku::engine::{forced_format, open_sources, Job};
+use batchdoku::generate::{generate as generate_one, GenerateOptions, Symmetry};
+use batchdoku::grid::{Grid, ParseError, CELLS};
+use batchdoku::input::records;
+use batchdoku::npy::Dtype;
+use batchdoku::pipeline::{run_ordered, Stop};
+use batchdoku::rate::{rate as rate_one, Difficulty, Inference};
+use batchdoku::solver::FastSolver;
+use batchdoku::verify::{check, parse_answer, AnswerFormat, CheckOptions, Claim};
+use batchdoku::{Solver, SolverKind};
+use numpy::ndarray::Array2;
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
+use pyo3::types::PyTuple;
+use rayon::prelude::*;
+use rayon::ThreadPool;
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Set when Ctrl-C reaches a waiting call: solvers stop within a thousand
+/// guesses, chunks not started are skipped, and the call raises
+/// `KeyboardInterrupt`.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// Records per parallel task: enough to amortise the task, small enough
+/// that two threads finish together.
+const TASK: usize = 1024;
+
+// ---------------------------------------------------------------------
+// Thread pools
+
+/// Pools by thread count, built on first use and rebuilt in a forked child
+/// (a pool made before `fork()` has no threads in the child).
+static POOLS: Mutex<Option<(u32, PoolsByCount)>> = Mutex::new(None);
+
+type PoolsByCount = HashMap<usize, Arc<ThreadPool>>;
+
+/// The pool for `threads` (0: `BATCHDOKU_THREADS`, else one per core).
+fn pool(threads: usize) -> PyResult<Arc<ThreadPool>> {
+    let threads = match threads {
+        0 => std::env::var("BATCHDOKU_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        n => n,
+    };
+    let pid = std::process::id();
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if pools.as_ref().is_none_or(|(p, _)| *p != pid) {
+        *pools = Some((pid, HashMap::new()));
+    }
+    let (_, map) = pools.as_mut().expect("set above");
+    if let Some(p) = map.get(&threads) {
+        return Ok(Arc::clone(p));
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("batchdoku-{i}"))
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}")))?;
+    let p = Arc::new(p);
+    map.insert(threads, Arc::clone(&p));
+    Ok(p)
+}
+
+/// Runs `work` on `pool` with the GIL released, checking for Ctrl-C every
+/// 50 ms: on one, the work is told to stop, and once it has, the
+/// `KeyboardInterrupt` is raised. A panic in the work is a `RuntimeError`.
+/// With `pool` `None`, `work` runs on a thread of its own (it hands work to
+/// a pool itself and must not wait for it from inside that pool).
+fn run<T: Send>(
+    py: Python<'_>,
+    pool: Option<&ThreadPool>,
+    work: impl FnOnce() -> T + Send,
+) -> PyResult<T> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let handle = scope.spawn(move || {
+            let out = match pool {
+                Some(pool) => pool.install(work),
+                None => work(),
+            };
+            // The receiver waits until this is sent (or the thread ends).
+            let _ = tx.send(out);
+        });
+        let mut rx = rx;
+        loop {
+            // The receiver goes into the GIL-free wait and comes back.
+            let (got, back) = py.detach(move || (rx.recv_timeout(Duration::from_millis(50)), rx));
+            rx = back;
+            match got {
+                Ok(out) => {
+                    let _ = handle.join();
+                    return Ok(out);
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        STOP.store(true, Ordering::SeqCst);
+                        let _ = py.detach(|| handle.join());
+                        STOP.store(false, Ordering::SeqCst);
+                        return Err(e);
+                    }
+                }
+                // The work panicked: the thread ended without sending.
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    let what = match py.detach(|| handle.join()) {
+                        Err(p) => p
+                            .downcast_ref::<&str>()
+                            .map(|s| s.to_string())
+                            .or_else(|| p.downcast_ref::<String>().cloned())
+                            .unwrap_or_default(),
+                        Ok(()) => String::new(),
+                    };
+                    return Err(PyRuntimeError::new_err(format!(
+                        "batchdoku: internal error (a bug): {what}"
+                    )));
+                }
+            }
+        }
+    })
+}
+
+/// Raises `KeyboardInterrupt` (via the pending signal) when a call was cut
+/// short by Ctrl-C after all; `run` normally does this itself.
+fn stopped_error() -> PyErr {
+    pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")
+}
+
+// ---------------------------------------------------------------------
+// Inputs
+
+/// One element of a list of puzzles.
+#[derive(FromPyObject)]
+enum Text {
+    Str(PyBackedStr),
+    Bytes(PyBackedBytes),
+}
+
+impl Text {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Str(s) => s.as_bytes(),
+            Text::Bytes(b) => b,
+        }
+    }
+}
+
+/// Puzzles in one of the forms the Python package passes, each record read
+/// by the CLI's rules.
+enum Puzzles<'a> {
+    /// Rows of 81 integers of `dtype`, 0 for blanks (native byte order).
+    Ints { data: &'a [u8], dtype: Dtype },
+    /// Texts (`None`: a null), each read as a line.
+    Texts(Vec<Option<&'a [u8]>>),
+    /// Arrow-style strings: `offsets[i]..offsets[i + 1]` of `data`.
+    Offsets {
+        offsets: &'a [i64],
+        data: &'a [u8],
+        valid: Option<&'a [bool]>,
+    },
+    /// Fixed-width byte strings, NUL-padded (numpy `S`).
+    Fixed { data: &'a [u8], width: usize },
+}
+
+impl Puzzles<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Puzzles::Ints { data, dtype } => data.len() / dtype.row_bytes(),
+            Puzzles::Texts(t) => t.len(),
+            Puzzles::Offsets { offsets, .. } => offsets.len().saturating_sub(1),
+            Puzzles::Fixed { data, width } => data.len() / width.max(&1),
+        }
+    }
+
+    /// Record `i`'s grid, or why it is not one.
+    fn grid(&self, i: usize) -> Result<Grid, ParseError> {
+        match self {
+            Puzzles::Ints { data, dtype } => {
+                let n = dtype.row_bytes();
+                dtype.grid(&data[i * n..(i + 1) * n])
+            }
+            Puzzles::Texts(t) => match t[i] {
+                Some(text) => Grid::parse_line(text),
+                None => Err(ParseError::Null),
+            },
+            Puzzles::Offsets {
+                offsets,
+                data,
+                valid,
+            } => {
+                if valid.is_some_and(|v| !v[i]) {
+                    return Err(ParseError::Null);
+                }
+                let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
+                match data.get(a..b) {
+                    Some(text) => Grid::parse_line(text),
+                    None => Err(ParseError::Null),
+                }
+            }
+            Puzzles::Fixed { data, width } => {
+                let row = &data[i * width..(i + 1) * width];
+                let end = row.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                Grid::parse_line(&row[..end])
+            }
+        }
+    }
+
+    /// Record `i`'s text, for reading an answer (`None`: a null).
+    fn text(&self, i: usize) -> Option<std::borrow::Cow<'_, [u8]>> {
+        use std::borrow::Cow;
+        match self {
+            Puzzles::Ints { .. } => self
+                .grid(i)
+                .ok()
+                .map(|g| Cow::Owned(g.to_line().into_bytes())),
+            Puzzles::Texts(t) => t[i].map(Cow::Borrowed),
+            Puzzles::Offsets {
+                offsets,
+                data,
+                valid,
+            } => {
+                if valid.is_some_and(|v| !v[i]) {
+                    return None;
+                }
+                data.get(offsets[i] as usize..offsets[i + 1] as usize)
+                    .map(Cow::Borrowed)
+            }
+            Puzzles::Fixed { data, width } => {
+                let row = &data[i * width..(i + 1) * width];
+                let end = row.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+                Some(Cow::Borrowed(&row[..end]))
+            }
+        }
+    }
+}
+
+/// What a spec tuple holds while a call runs: the borrows `Puzzles` reads.
+enum Held<'py> {
+    Ints(PyReadonlyArray2<'py, u8>, Dtype),
+    Texts(Vec<Option<Text>>),
+    Offsets(
+        PyReadonlyArray1<'py, i64>,
+        PyReadonlyArray1<'py, u8>,
+        Option<PyReadonlyArray1<'py, bool>>,
+    ),
+    Fixed(PyReadonlyArray2<'py, u8>),
+}
+
+/// Reads a spec made by the Python package: `("ints", array, size,
+/// signed)` (a C-contiguous uint8 view of (N, 81) integers of `size`
+/// bytes), `("texts", list)`, `("offsets", offsets, data, valid)` or
+/// `("fixed", array)` (an (N, width) uint8 view of byte strings).
+fn hold<'py>(spec: &Bound<'py, PyAny>) -> PyResult<Held<'py>> {
+    let spec = spec
+        .cast::<PyTuple>()
+        .map_err(|_| PyTypeError::new_err("internal: a puzzle spec is a tuple"))?;
+    let kind: String = spec.get_item(0)?.extract()?;
+    let c_contiguous = |a: &PyReadonlyArray2<'py, u8>| -> PyResult<()> {
+        if a.is_c_contiguous() {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(
+                "internal: the array must be C-contiguous",
+            ))
+        }
+    };
+    Ok(match kind.as_str() {
+        "ints" => {
+            let a: PyReadonlyArray2<'py, u8> = spec.get_item(1)?.extract()?;
+            c_contiguous(&a)?;
+            let size: usize = spec.get_item(2)?.extract()?;
+            let signed: bool = spec.get_item(3)?.extract()?;
+            if ![1, 2, 4, 8].contains(&size) || a.shape()[1] != CELLS * size {
+                return Err(PyValueError::new_err("internal: bad integer spec"));
+            }
+            Held::Ints(
+                a,
+                Dtype {
+                    size,
+                    signed,
+                    big_endian: cfg!(target_endian = "big"),
+                },
+            )
+        }
+        "texts" => {
+            let list = spec.get_item(1)?;
+            let texts: Vec<Option<Text>> = list.extract().map_err(|_| {
+                PyTypeError::new_err(
+                    "puzzles: a list of str or bytes (None for a missing one) was expected",
+                )
+            })?;
+            Held::Texts(texts)
+        }
+        "offsets" => {
+            let valid = spec.get_item(3)?;
+            Held::Offsets(
+                spec.get_item(1)?.extract()?,
+                spec.get_item(2)?.extract()?,
+                if valid.is_none() {
+                    None
+                } else {
+                    Some(valid.extract()?)
+                },
+            )
+        }
+        "fixed" => {
+            let a: PyReadonlyArray2<'py, u8> = spec.get_item(1)?.extract()?;
+            c_contiguous(&a)?;
+            Held::Fixed(a)
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "internal: unknown spec {other:?}"
+            )))
+        }
+    })
+}
+
+impl<'py> Held<'py> {
+    fn puzzles(&self) -> PyResult<Puzzles<'_>> {
+        Ok(match self {
+            Held::Ints(a, dtype) => Puzzles::Ints {
+                data: a.as_slice()?,
+                dtype: *dtype,
+            },
+            Held::Texts(t) => {
+                Puzzles::Texts(t.iter().map(|t| t.as_ref().map(Text::bytes)).collect())
+            }
+            Held::Offsets(o, d, v) => {
+                let offsets = o.as_slice()?;
+                let data = d.as_slice()?;
+                let valid = match v {
+                    Some(v) => Some(v.as_slice()?),
+                    None => None,
+                };
+                let n = offsets.len().saturating_sub(1);
+                let sorted = offsets.windows(2).all(|w| 0 <= w[0] && w[0] <= w[1]);
+                if !sorted
+                    || offsets.last().is_some_and(|&e| e as usize > data.len())
+                    || valid.is_some_and(|v| v.len() != n)
+                {
+                    return Err(PyValueError::new_err(
+                        "internal: inconsistent string buffers",
+                    ));
+                }
+                Puzzles::Offsets {
+                    offsets,
+                    data,
+                    valid,
+                }
+            }
+            Held::Fixed(a) => Puzzles::Fixed {
+                data: a.as_slice()?,
+                width: a.shape()[1],
+            },
+        })
+    }
+}
+
+fn solver_kind(name: &str) -> PyResult<SolverKind> {
+    name.parse()
+        .map_err(|e: String| PyValueError::new_err(format!("solver: {e}")))
+}
+
+// ---------------------------------------------------------------------
+// Calls
+
+type SolveArrays<'py> = (
+    Bound<'py, PyArray1<u8>>,
+    Bound<'py, PyArray2<u8>>,
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<u64>>,
+);
+
+/// Solves every puzzle: status codes (indexes of `status_words()`), the
+/// solutions as (N, 81) uint8 (0 rows where there is none), solutions
+/// counted up to `limit`, and guesses.
+#[pyfunction]
+#[pyo3(signature = (spec, limit, solver, threads))]
+fn solve<'py>(
+    py: Python<'py>,
+    spec: &Bound<'py, PyAny>,
+    limit: u32,
+    solver: &str,
+    threads: usize,
+) -> PyResult<SolveArrays<'py>> {
+    if limit == 0 {
+        return Err(PyValueError::new_err("limit: must be 1 or more"));
+    }
+    let kind = solver_kind(solver)?;
+    let held = hold(spec)?;
+    let puzzles = held.puzzles()?;
+    let n = puzzles.len();
+    let pool = pool(threads)?;
+    let mut status = vec![0u8; n];
+    let mut cells = vec![0u8; n * CELLS];
+    let mut count = vec![0u32; n];
+    let mut guesses = vec![0u64; n];
+    let complete = run(py, Some(&pool), || {
+        let stopped = AtomicBool::new(false);
+        status
+            .par_chunks_mut(TASK)
+            .zip(cells.par_chunks_mut(TASK * CELLS))
+            .zip(count.par_chunks_mut(TASK))
+            .zip(guesses.par_chunks_mut(TASK))
+            .enumerate()
+            .for_each(|(k, (((st, ce), co), gu))| {
+                if STOP.load(Ordering::Relaxed) {
+                    stopped.store(true, Ordering::Relaxed);
+                    return;
+                }
+                let mut solver = kind.build();
+                solver.set_stop(Some(&STOP));
+                for j in 0..st.len() {
+                    let r = solve_grid(solver.as_mut(), &puzzles.grid(k * TASK + j), limit);
+                    if solver.stopped() {
+                        stopped.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    st[j] = status_code(r.status);
+                    co[j] = r.solutions;
+                    gu[j] = r.guesses;
+                    if let Some(s) = r.solution {
+                        ce[j * CELLS..(j + 1) * CELLS].copy_from_slice(s.cells());
+                    }
+                }
+            });
+        !stopped.load(Ordering::Relaxed)
+    })?;
+    if !complete {
+        return Err(stopped_error());
+    }
+    Ok((
+        status.into_pyarray(py),
+        Array2::from_shape_vec((n, CELLS), cells)
+            .expect("n rows of 81")
+            .into_pyarray(py),
+        count.into_pyarray(py),
+        guesses.into_pyarray(py),
+    ))
+}
+
+fn status_code(s: Status) -> u8 {
+    Status::ALL.iter().position(|&x| x == s).expect("in ALL") as u8
+}
+
+/// The status words, in code order.
+#[pyfunction]
+fn status_words() -> Vec<&'static str> {
+    Status::ALL.iter().map(|s| s.word()).collect()
+}
+
+/// Checks each answer against its puzzle: `ok` per record, and the reason
+/// (the CLI's words) where it is wrong. `answers` is a spec like
+/// `puzzles`, or `("result", status codes, counts, solutions)` from
+/// `solve`.
+#[pyfunction]
+#[pyo3(signature = (spec, answers, unique, threads))]
+fn verify<'py>(
+    py: Python<'py>,
+    spec: &Bound<'py, PyAny>,
+    answers: &Bound<'py, PyAny>,
+    unique: bool,
+    threads: usize,
+) -> PyResult<VerifyArrays<'py>> {
+    let held = hold(spec)?;
+    let puzzles = held.puzzles()?;
+    let n = puzzles.len();
+    let answers_tuple = answers
+        .cast::<PyTuple>()
+        .map_err(|_| PyTypeError::new_err("internal: an answers spec is a tuple"))?;
+    let kind: String = answers_tuple.get_item(0)?.extract()?;
+    // A solve() result: its statuses, counts and solutions.
+    let result: Option<(
+        PyReadonlyArray1<u8>,
+        PyReadonlyArray1<u32>,
+        PyReadonlyArray2<u8>,
+    )> = if kind == "result" {
+        Some((
+            answers_tuple.get_item(1)?.extract()?,
+            answers_tuple.get_item(2)?.extract()?,
+            answers_tuple.get_item(3)?.extract()?,
+        ))
+    } else {
+        None
+    };
+    let held_answers = match result {
+        Some(_) => None,
+        None => Some(hold(answers)?),
+    };
+    let answer_puzzles = match &held_answers {
+        Some(h) => Some(h.puzzles()?),
+        None => None,
+    };
+    let result_slices = match &result {
+        Some((s, c, cells)) => Some((s.as_slice()?, c.as_slice()?, cells.as_slice()?)),
+        None => None,
+    };
+    let m = match (&answer_puzzles, &result_slices) {
+        (Some(a), _) => a.len(),
+        (None, Some((s, c, cells))) => {
+            if c.len() != s.len() || cells.len() != s.len() * CELLS {
+                return Err(PyValueError::new_err("answers: inconsistent result arrays"));
+            }
+            s.len()
+        }
+        (None, None) => unreachable!("one of the two"),
+    };
+    if m != n {
+        return Err(PyValueError::new_err(format!(
+            "answers: {m} answers for {n} puzzles; one answer per puzzle was expected"
+        )));
+    }
+    let claim = |i: usize| -> Result<Claim, String> {
+        match (&answer_puzzles, &result_slices) {
+            (Some(Puzzles::Ints { .. }), _) => {
+                let a = answer_puzzles.as_ref().expect("some");
+                match a.grid(i) {
+                    Ok(g) if g.cells().iter().all(|&c| c == 0) => Err(
+                        "the answer is a row of zeros: no solution, and no status to say why"
+                            .into(),
+                    ),
+                    g => Ok(Claim {
+                        solution: Some(g),
+                        ..Claim::default()
+                    }),
+                }
+            }
+            (Some(a), _) => match a.text(i) {
+                Some(text) => parse_answer(AnswerFormat::Line, &text).map_err(|e| e.to_string()),
+                None => Err("the answer is missing (None)".into()),
+            },
+            (None, Some((s, c, cells))) => {
+                let status = Status::ALL
+                    .get(s[i] as usize)
+                    .copied()
+                    .ok_or_else(|| format!("status code {} is not one of solve's", s[i]))?;
+                let row: [u8; CELLS] = cells[i * CELLS..(i + 1) * CELLS].try_into().expect("81");
+                let solution = row.iter().any(|&c| c != 0).then(|| {
+                    Grid::from_cells(row).ok_or(ParseError::BadValue { cell: 0, value: 0 })
+                });
+                Ok(Claim {
+                    status: Some(status),
+                    solutions: Some(c[i]),
+                    solution,
+                })
+            }
+            (None, None) => unreachable!(),
+        }
+    };
+    let options = CheckOptions {
+        unique,
+        ..CheckOptions::default()
+    };
+    let pool = pool(threads)?;
+    let mut ok = vec![false; n];
+    let mut reasons: Vec<Option<String>> = vec![None; n];
+    let complete = run(py, Some(&pool), || {
+        let stopped = AtomicBool::new(false);
+        ok.par_chunks_mut(TASK)
+            .zip(reasons.par_chunks_mut(TASK))
+            .enumerate()
+            .for_each(|(k, (ok, why))| {
+                let mut solver = FastSolver::new();
+                solver.set_stop(Some(&STOP));
+                for j in 0..ok.len() {
+                    if STOP.load(Ordering::Relaxed) {
+                        stopped.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    let i = k * TASK + j;
+                    let outcome = match claim(i) {
+                        Ok(c) => check(&mut solver, &puzzles.grid(i), &c, options)
+                            .map_err(|f| f.to_string()),
+                        Err(e) => Err(e),
+                    };
+                    if solver.stopped() {
+                        stopped.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    match outcome {
+                        Ok(()) => ok[j] = true,
+                        Err(e) => why[j] = Some(e),
+                    }
+                }
+            });
+        !stopped.load(Ordering::Relaxed)
+    })?;
+    if !complete {
+        return Err(stopped_error());
+    }
+    Ok((PyArray1::from_vec(py, ok), reasons))
+}
+
+type VerifyArrays<'py> = (Bound<'py, PyArray1<bool>>, Vec<Option<String>>);
+
+type RateArrays<'py> = (
+    Bound<'py, PyArray1<u32>>,
+    Bound<'py, PyArray1<u64>>,
+    Bound<'py, PyArray1<u8>>,
+    Bound<'py, PyArray1<u8>>,
+);
+
+/// Rates every puzzle: solutions (up to 2), guesses, and codes of the
+/// inference and difficulty words (`rate_words()`).
+#[pyfunction]
+#[pyo3(signature = (spec, threads))]
+fn rate<'py>(
+    py: Python<'py>,
+    spec: &Bound<'py, PyAny>,
+    threads: usize,
+) -> PyResult<RateArrays<'py>> {
+    let held = hold(spec)?;
+    let puzzles = held.puzzles()?;
+    let n = puzzles.len();
+    let pool = pool(threads)?;
+    let (mut sols, mut guesses) = (vec![0u32; n], vec![0u64; n]);
+    let (mut inference, mut difficulty) = (vec![0u8; n], vec![0u8; n]);
+    // Codes past the inference and difficulty words: invalid, malformed.
+    let invalid_inf = INFERENCES.len() as u8;
+    let invalid_dif = Difficulty::ALL.len() as u8;
+    let complete = run(py, Some(&pool), || {
+        let stopped = AtomicBool::new(false);
+        sols.par_chunks_mut(TASK)
+            .zip(guesses.par_chunks_mut(TASK))
+            .zip(inference.par_chunks_mut(TASK))
+            .zip(difficulty.par_chunks_mut(TASK))
+            .enumerate()
+            .for_each(|(k, (((so, gu), inf), dif))| {
+                let mut solver = FastSolver::new();
+                solver.set_stop(Some(&STOP));
+                for j in 0..so.len() {
+                    if STOP.load(Ordering::Relaxed) {
+                        stopped.store(true, Ordering::Relaxed);
+                        return;
+                    }
+                    match puzzles.grid(k * TASK + j) {
+                        Err(_) => (inf[j], dif[j]) = (invalid_inf + 1, invalid_dif + 1),
+                        Ok(g) if g.validate().is_err() => {
+                            (inf[j], dif[j]) = (invalid_inf, invalid_dif)
+                        }
+                        Ok(g) => {
+                            let r = rate_one(&mut solver, &g);
+                            if solver.stopped() {
+                                stopped.store(true, Ordering::Relaxed);
+                                return;
+                            }
+                            so[j] = r.solutions;
+                            gu[j] = r.guesses;
+                            inf[j] = INFERENCES
+                                .iter()
+                                .position(|&x| x == r.inference)
+                                .expect("listed") as u8;
+                            dif[j] = Difficulty::ALL
+                                .iter()
+                                .position(|&x| x == r.difficulty)
+                                .expect("listed") as u8;
+                        }
+                    }
+                }
+            });
+        !stopped.load(Ordering::Relaxed)
+    })?;
+    if !complete {
+        return Err(stopped_error());
+    }
+    Ok((
+        sols.into_pyarray(py),
+        guesses.into_pyarray(py),
+        inference.into_pyarray(py),
+        difficulty.into_pyarray(py),
+    ))
+}
+
+const INFERENCES: [Inference; 3] = [
+    Inference::Singles,
+    Inference::LockedCandidates,
+    Inference::Search,
+];
+
+/// The inference and difficulty words in code order, each followed by
+/// `invalid` and `malformed` (what `batchdoku rate` writes for those).
+#[pyfunction]
+fn rate_words() -> (Vec<&'static str>, Vec<&'static str>) {
+    let mut inf: Vec<&str> = INFERENCES.iter().map(|i| i.word()).collect();
+    let mut dif: Vec<&str> = Difficulty::ALL.iter().map(|d| d.word()).collect();
+    for words in [&mut inf, &mut dif] {
+        words.extend(["invalid", "malformed"]);
+    }
+    (inf, dif)
+}
+
+/// Candidates made per parallel round when filtering by difficulty.
+const ROUND: u64 = 1024;
+/// With a difficulty: give up after this many candidates per puzzle asked
+/// (as `batchdoku generate --difficulty` does).
+const TRIES_PER_PUZZLE: u64 = 2000;
+
+/// Puzzles `start..start + n` of the run seeded with `seed`: exactly lines
+/// `start + 1..` of `batchdoku generate -n N --seed SEED` with the same
+/// options. With a difficulty, the CLI keeps candidates of that class in
+/// order, so the candidates before `start` are made (and rated) too.
+#[pyfunction]
+#[pyo3(signature = (n, seed, start, minimal, min_clues, symmetry, difficulty, threads))]
+#[allow(clippy::too_many_arguments)]
+fn generate(
+    py: Python<'_>,
+    n: u64,
+    seed: u64,
+    start: u64,
+    minimal: bool,
+    min_clues: usize,
+    symmetry: &str,
+    difficulty: Option<&str>,
+    threads: usize,
+) -> PyResult<(Vec<String>, Vec<String>)> {
+    let symmetry: Symmetry = symmetry
+        .parse()
+        .map_err(|e: String| PyValueError::new_err(format!("symmetry: {e}")))?;
+    let difficulty: Option<Difficulty> = match difficulty {
+        Some(d) => Some(
+            d.parse()
+                .map_err(|e: String| PyValueError::new_err(format!("difficulty: {e}")))?,
+        ),
+        None => None,
+    };
+    let options = GenerateOptions {
+        minimal,
+        min_clues,
+        symmetry,
+    };
+    let pool = pool(threads)?;
+    let made = run(py, Some(&pool), || -> Result<Vec<(Grid, Grid)>, String> {
+        match difficulty {
+            None => {
+                let out: Vec<Option<(Grid, Grid)>> = (start..start + n)
+                    .into_par_iter()
+                    .map(|i| {
+                        if STOP.load(Ordering::Relaxed) {
+                            return None;
+                        }
+                        let g = generate_one(seed, i, options);
+                        Some((g.puzzle, g.solution))
+                    })
+                    .collect();
+                out.into_iter()
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| "stopped".into())
+            }
+            Some(want) => {
+                let wanted = start + n;
+                let most = wanted.saturating_mul(TRIES_PER_PUZZLE);
+                let mut kept: Vec<(Grid, Grid)> = Vec::new();
+                let mut seen = 0u64; // kept candidates before `start` count too
+                let mut next = 0u64;
+                while seen < wanted && next < most {
+                    if STOP.load(Ordering::Relaxed) {
+                        return Err("stopped".into());
+                    }
+                    let end = (next + ROUND).min(most);
+                    let round: Vec<(Grid, Grid, Difficulty)> = (next..end)
+                        .into_par_iter()
+                        .map_init(FastSolver::new, |solver, i| {
+                            let g = generate_one(seed, i, options);
+                            (g.puzzle, g.solution, rate_one(solver, &g.puzzle).difficulty)
+                        })
+                        .collect();
+                    next = end;
+                    for (p, s, d) in round {
+                        if d != want || seen >= wanted {
+                            continue;
+                        }
+                        if seen >= start {
+                            kept.push((p, s));
+                        }
+                        seen += 1;
+                    }
+                }
+                if seen < wanted {
+                    return Err(format!(
+                        "difficulty {}: found only {seen} of {wanted} puzzles in {next} candidates; \
+                         relax the other options or ask for fewer",
+                        want.word()
+                    ));
+                }
+                Ok(kept)
+            }
+        }
+    })?;
+    let made = match made {
+        Ok(m) => m,
+        Err(e) if e == "stopped" => return Err(stopped_error()),
+        Err(e) => return Err(PyValueError::new_err(e)),
+    };
+    Ok(made
+        .into_iter()
+        .map(|(p, s)| (p.to_line(), s.to_line()))
+        .unzip())
+}
+
+type ReadArrays<'py> = (
+    Bound<'py, PyArray2<u8>>,
+    Bound<'py, PyArray1<i64>>,
+    Vec<(usize, i64, String)>,
+);
+
+/// Reads every record of a file the CLI reads (memory-mapped; any form,
+/// `input` as the CLI's `--input`): the puzzles as (N, 81) uint8, each
+/// record's line number (row index for npy and Parquet), and the malformed
+/// ones as (index, line, reason) with 0 rows in the array.
+#[pyfunction]
+#[pyo3(signature = (path, input, column, threads))]
+fn read<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    input: &str,
+    column: Option<String>,
+    threads: usize,
+) -> PyResult<ReadArrays<'py>> {
+    if !["auto", "line", "grid", "csv", "npy", "parquet"].contains(&input) {
+        return Err(PyValueError::new_err(format!(
+            "input: {input:?} is not one of auto, line, grid, csv, npy, parquet"
+        )));
+    }
+    if path.as_os_str() == "-" {
+        return Err(PyValueError::new_err(
+            "read: give a file's path (standard input is not read)",
+        ));
+    }
+    let column = match column {
+        Some(c) => Some(
+            c.parse()
+                .map_err(|e: String| PyValueError::new_err(format!("column: {e}")))?,
+        ),
+        None => None,
+    };
+    let sources = open_sources(&[path]).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
+    let pool = pool(threads)?;
+    let nthreads = pool.current_num_threads();
+    let forced = forced_format(input);
+    type Piece = (Vec<u8>, Vec<i64>, Vec<(usize, i64, String)>);
+    let result = run(py, None, || -> Result<Vec<Piece>, String> {
+        let jobs = batchdoku::engine::Jobs::new(&sources, forced, nthreads, true, 0)
+            .with_column(column)
+            .with_stop(&STOP);
+        let mut pieces: Vec<Piece> = Vec::new();
+        let r = run_ordered(
+            &pool,
+            jobs,
+            nthreads * 4,
+            |job: Job| -> Result<Piece, String> {
+                let job = job.load(&sources).map_err(|e| format!("{e:#}"))?;
+                let mut cells = Vec::with_capacity(job.data.len());
+                let mut lines = Vec::new();
+                let mut bad = Vec::new();
+                for (k, rec) in records(&job.data, job.first_line, job.format).enumerate() {
+                    lines.push(rec.line as i64);
+                    match rec.grid {
+                        Ok(g) => cells.extend_from_slice(g.cells()),
+                        Err(e) => {
+                            cells.extend_from_slice(&[0; CELLS]);
+                            bad.push((k, rec.line as i64, e.to_string()));
+                        }
+                    }
+                }
+                Ok((cells, lines, bad))
+            },
+            |piece| match piece {
+                Ok(p) => {
+                    pieces.push(p);
+                    ControlFlow::Continue(())
+                }
+                Err(e) => ControlFlow::Break(batchdoku::engine::Halt::Read(anyhow::anyhow!(e))),
+            },
+        );
+        match r {
+            Ok(()) => Ok(pieces),
+            Err(Stop::Source(h) | Stop::Sink(h)) => Err(match h {
+                batchdoku::engine::Halt::Interrupted => "stopped".into(),
+                batchdoku::engine::Halt::Read(e) => format!("{e:#}"),
+                batchdoku::engine::Halt::Write(e) => e.to_string(),
+            }),
+        }
+    })?;
+    let pieces = match result {
+        Ok(p) => p,
+        Err(e) if e == "stopped" => return Err(stopped_error()),
+        Err(e) => return Err(PyValueError::new_err(e)),
+    };
+    let mut cells = Vec::new();
+    let mut lines = Vec::new();
+    let mut bad = Vec::new();
+    for (c, l, b) in pieces {
+        let base = lines.len();
+        bad.extend(b.into_iter().map(|(k, line, e)| (base + k, line, e)));
+        cells.extend(c);
+        lines.extend(l);
+    }
+    let n = lines.len();
+    Ok((
+        Array2::from_shape_vec((n, CELLS), cells)
+            .expect("n rows of 81")
+            .into_pyarray(py),
+        lines.into_pyarray(py),
+        bad,
+    ))
+}
+
+#[pymodule]
+fn _batchdoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(verify, m)?)?;
+    m.add_function(wrap_pyfunction!(rate, m)?)?;
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(read, m)?)?;
+    m.add_function(wrap_pyfunction!(status_words, m)?)?;
+    m.add_function(wrap_pyfunction!(rate_words, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,148 @@
+"""solve() on every input kind, every status, and against the CLI."""
+
+import numpy as np
+import pytest
+
+import batchdoku
+from conftest import SAMPLE, run_cli
+
+PUZZLE = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
+SOLUTION = "534678912672195348198342567859761423426853791713924856961537284287419635345286179"
+INVALID = "11" + "." * 79
+# Givens that break no rule yet leave a cell without a candidate.
+UNSOLVABLE = "12345678." + "........9" + "." * 63
+EMPTY = "." * 81
+
+
+def cells(p: str) -> np.ndarray:
+    return np.array([0 if c == "." else int(c) for c in p], np.uint8)
+
+
+def test_every_status_in_its_row():
+    r = batchdoku.solve([PUZZLE, EMPTY, UNSOLVABLE, INVALID, "garbage", None, ""], limit=2)
+    assert r.status.tolist() == ["unique", "multiple", "unsolvable", "invalid", "malformed", "malformed", "malformed"]
+    assert r.count.tolist() == [1, 2, 0, 0, 0, 0, 0]
+    assert r.solution_strings()[0] == SOLUTION
+    assert r.solution_strings()[2:] == [None] * 5
+    assert (r.solutions[2:] == 0).all()
+    assert r.solutions.dtype == np.uint8 and r.solutions.shape == (7, 81)
+    assert len(r) == 7
+    one = batchdoku.solve([PUZZLE], limit=1)
+    assert one.status.tolist() == ["solved"]
+
+
+def test_every_input_kind_gives_the_same_answers(sample_lines):
+    lines = sample_lines[:300]
+    want = batchdoku.solve(lines).solution_strings()
+    assert all(w is not None and len(w) == 81 for w in want)
+    grid = np.stack([cells(p) for p in lines])
+    kinds = {
+        "tuple": tuple(lines),
+        "bytes": [p.encode() for p in lines],
+        "uint8": grid,
+        "9x9": grid.reshape(-1, 9, 9),
+        "fortran": np.asfortranarray(grid),
+        "strided": np.repeat(grid, 2, axis=0)[::2],
+        "S": np.array([p.encode() for p in lines]),
+        "U": np.array(lines),
+        "object": np.array(lines, dtype=object),
+        "generator": (p for p in lines),
+        "zeros": [p.replace(".", "0") for p in lines],
+        "trailing": [p + ",anything" for p in lines],
+    }
+    for dtype in ["int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", ">i4", "<u2"]:
+        kinds[dtype] = grid.astype(dtype)
+    for name, puzzles in kinds.items():
+        assert batchdoku.solve(puzzles).solution_strings() == want, name
+
+
+def test_arrow_and_pandas_inputs(sample_lines):
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    lines = sample_lines[:200] + [None, "bad"]
+    want = batchdoku.solve(lines).status.tolist()
+    assert want[-2:] == ["malformed", "malformed"]
+    arrays = {
+        "string": pa.array(lines, pa.string()),
+        "large_string": pa.array(lines, pa.large_string()),
+        "binary": pa.array([None if x is None else x.encode() for x in lines], pa.binary()),
+        "dictionary": pa.array(lines).dictionary_encode(),
+        "chunked": pa.chunked_array([lines[:50], lines[50:]]),
+        "sliced": pa.array(["x"] + lines)[1:],
+        "series": pd.Series(lines),
+        "series_string": pd.Series(lines, dtype="string"),
+    }
+    if hasattr(pa, "string_view"):
+        arrays["string_view"] = pa.array(lines, pa.string_view())
+    for name, puzzles in arrays.items():
+        got = batchdoku.solve(puzzles)
+        assert got.status.tolist() == want, name
+        assert got.solution_strings()[:200] == batchdoku.solve(lines[:200]).solution_strings(), name
+
+
+def test_out_of_range_cells_are_malformed_rows_not_errors():
+    grid = np.zeros((3, 81), np.int64)
+    grid[0] = cells(PUZZLE)
+    grid[1, 5] = 10
+    grid[2, 7] = -1
+    r = batchdoku.solve(grid)
+    assert r.status.tolist() == ["solved", "malformed", "malformed"]
+
+
+def test_bad_arguments_raise_naming_what_was_expected():
+    with pytest.raises(ValueError, match=r"\(N, 81\) or \(N, 9, 9\)"):
+        batchdoku.solve(np.zeros((2, 80), np.uint8))
+    with pytest.raises(TypeError, match="dtype float64"):
+        batchdoku.solve(np.zeros((2, 81)))
+    with pytest.raises(TypeError, match=r"for one puzzle pass \[puzzle\]"):
+        batchdoku.solve(PUZZLE)
+    with pytest.raises(TypeError, match=r"puzzles\[1\]: str or bytes"):
+        batchdoku.solve([PUZZLE, 5])
+    with pytest.raises(TypeError):
+        batchdoku.solve([PUZZLE] * 20 + [5])
+    with pytest.raises(TypeError, match="pandas Series"):
+        batchdoku.solve(42)
+    with pytest.raises(ValueError, match="limit"):
+        batchdoku.solve([PUZZLE], limit=0)
+    with pytest.raises(ValueError, match="solver"):
+        batchdoku.solve([PUZZLE], solver="quantum")
+    with pytest.raises(ValueError, match="threads"):
+        batchdoku.solve([PUZZLE], threads=-1)
+
+
+def test_empty_inputs_give_empty_results():
+    for empty in ([], np.zeros((0, 81), np.uint8), np.array([], dtype="S81")):
+        r = batchdoku.solve(empty)
+        assert len(r) == 0 and r.solutions.shape == (0, 81)
+
+
+def test_reference_solvers_and_threads_agree(sample_lines):
+    lines = sample_lines[:100]
+    want = batchdoku.solve(lines, limit=2)
+    for solver in ["mrv", "backtrack"]:
+        got = batchdoku.solve(lines, limit=2, solver=solver, threads=1)
+        assert got.status.tolist() == want.status.tolist()
+        assert (got.solutions == want.solutions).all()
+    assert (batchdoku.solve(lines, threads=1).solutions == batchdoku.solve(lines, threads=3).solutions).all()
+
+
+def test_agrees_with_the_cli_on_the_sample(cli):
+    out = run_cli(cli, "solve", "-q", "--limit", "2", "--format", "csv", str(SAMPLE)).splitlines()[1:]
+    rows = [line.split(",") for line in out]
+    r = batchdoku.solve(batchdoku.read(SAMPLE).puzzles, limit=2)
+    assert r.status.tolist() == [f[2] for f in rows]
+    assert r.count.tolist() == [int(f[3]) for f in rows]
+    assert [s or "" for s in r.solution_strings()] == [f[4] for f in rows]
+    assert r.guesses.tolist() == [int(f[5]) for f in rows]
+
+
+def test_to_arrow_and_pandas():
+    pa = pytest.importorskip("pyarrow")
+    pytest.importorskip("pandas")
+    r = batchdoku.solve([PUZZLE, INVALID])
+    t = r.to_arrow()
+    assert t.schema.field("solutions").type == pa.int32()
+    assert t.column("solution").to_pylist() == [SOLUTION, None]
+    df = r.to_pandas()
+    assert df["status"].tolist() == ["solved", "invalid"]
+    assert repr(r) == "SolveResult(2 puzzles: 1 invalid, 1 solved)"

@@ -1,0 +1,101 @@
+"""verify(), rate() and generate() against the CLI and independent checks."""
+
+import numpy as np
+import pytest
+
+import batchdoku
+from conftest import SAMPLE, run_cli
+from test_solve import EMPTY, INVALID, PUZZLE, SOLUTION, UNSOLVABLE
+
+
+def rules_hold(puzzle: str, solution: str) -> bool:
+    """An independent check: a full grid obeying the rules that keeps the givens."""
+    g = [[int(solution[9 * r + c]) for c in range(9)] for r in range(9)]
+    full = set(range(1, 10))
+    rows = all(set(row) == full for row in g)
+    cols = all({g[r][c] for r in range(9)} == full for c in range(9))
+    boxes = all(
+        {g[r][c] for r in range(br, br + 3) for c in range(bc, bc + 3)} == full
+        for br in (0, 3, 6)
+        for bc in (0, 3, 6)
+    )
+    givens = all(p in ".0" or p == s for p, s in zip(puzzle, solution))
+    return rows and cols and boxes and givens
+
+
+def test_verify_accepts_right_answers_in_every_form(sample_lines):
+    lines = sample_lines[:200]
+    r = batchdoku.solve(lines, limit=2)
+    assert batchdoku.verify(lines, r).ok.all()
+    assert batchdoku.verify(lines, r.solutions).ok.all()
+    assert batchdoku.verify(lines, r.solution_strings(), unique=True).ok.all()
+    assert batchdoku.verify(np.array(lines), np.array(r.solution_strings())).ok.all()
+
+
+def test_verify_names_what_is_wrong_as_the_cli_does(cli, tmp_path):
+    puzzles = [PUZZLE, PUZZLE, INVALID, UNSOLVABLE, EMPTY, "x"]
+    changed = "4" + SOLUTION[1:]
+    answers = [SOLUTION, changed, "unsolvable", "unsolvable", "unique", "malformed"]
+    v = batchdoku.verify(puzzles, answers)
+    assert v.ok.tolist() == [True, False, False, True, False, True]
+    assert v.reason[0] is None
+    (tmp_path / "p.txt").write_text("\n".join(puzzles) + "\n")
+    (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
+    import subprocess
+
+    out = subprocess.run([cli, "verify", str(tmp_path / "p.txt"), str(tmp_path / "a.txt")], capture_output=True, text=True).stdout
+    for i, why in enumerate(v.reason):
+        if why is not None:
+            assert f"): {why}" in out, (i, why, out)
+    with pytest.raises(ValueError, match="2 answers for 1 puzzles"):
+        batchdoku.verify([PUZZLE], [SOLUTION, SOLUTION])
+    zero = batchdoku.verify([PUZZLE], np.zeros((1, 81), np.uint8))
+    assert not zero.ok[0] and "row of zeros" in zero.reason[0]
+
+
+def test_rate_matches_the_cli(cli):
+    out = run_cli(cli, "rate", "-q", "--format", "csv", str(SAMPLE)).splitlines()
+    header = out[0].split(",")
+    rows = [dict(zip(header, l.split(","))) for l in out[1:]]
+    r = batchdoku.rate(batchdoku.read(SAMPLE).puzzles)
+    assert r.solutions.tolist() == [int(x["solutions"]) for x in rows]
+    assert r.guesses.tolist() == [int(x["guesses"]) for x in rows]
+    assert r.inference.tolist() == [x["inference"] for x in rows]
+    assert r.difficulty.tolist() == [x["difficulty"] for x in rows]
+    odd = batchdoku.rate([INVALID, "bad"])
+    assert odd.inference.tolist() == ["invalid", "malformed"]
+    assert odd.difficulty.tolist() == ["invalid", "malformed"]
+
+
+@pytest.mark.parametrize(
+    "options,flags",
+    [
+        ({}, []),
+        ({"minimal": True}, ["--minimal"]),
+        ({"minimal": True, "symmetry": "rotational"}, ["--minimal", "--symmetry", "rotational"]),
+        ({"min_clues": 30}, ["--min-clues", "30"]),
+        ({"difficulty": "hard"}, ["--difficulty", "hard"]),
+    ],
+)
+def test_generate_ranges_equal_the_cli(cli, options, flags):
+    n = 40
+    lines = run_cli(cli, "generate", "-q", "-n", str(n), "--seed", "11", "--with-solution", *flags).splitlines()
+    whole = batchdoku.generate(n, seed=11, with_solution=True, **options)
+    assert [f"{p},{s}" for p, s in zip(whole.puzzles, whole.solutions)] == lines
+    # Any range on its own: the same lines.
+    part = batchdoku.generate(15, seed=11, start=20, threads=1, **options)
+    assert part == whole.puzzles[20:35]
+    for p, s in zip(whole.puzzles, whole.solutions):
+        assert rules_hold(p, s)
+    assert batchdoku.solve(whole.puzzles, limit=2).status.tolist() == ["unique"] * n
+
+
+def test_generate_refuses_bad_options():
+    with pytest.raises(ValueError, match="symmetry"):
+        batchdoku.generate(1, seed=1, symmetry="spiral")
+    with pytest.raises(ValueError, match="difficulty"):
+        batchdoku.generate(1, seed=1, difficulty="brutal")
+    with pytest.raises(ValueError, match="seed"):
+        batchdoku.generate(1, seed=-1)
+    with pytest.raises(TypeError):
+        batchdoku.generate(1)
