@@ -289,3 +289,34 @@ fn bench_stops_on_a_wrong_file() {
         .code(1)
         .stderr(predicate::str::contains("bad.txt:1"));
 }
+
+#[test]
+fn verify_lines_writes_one_line_per_record_in_order() {
+    let p = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79";
+    let s = "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
+    let bad = format!("4{}", &s[1..]);
+    let input = format!("{p},{s}\n{p},{bad}\n{p},{s}\nnot a puzzle,{s}\n");
+    let out = batchdoku()
+        .args(["verify", "--format", "lines", "-"])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "4 records checked: 2 passed, 2 failed",
+        ));
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert_eq!(lines[0], "ok");
+    assert!(
+        lines[1].starts_with("wrong: solution breaks a rule"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2], "ok");
+    assert!(
+        lines[3].starts_with("wrong: puzzle is malformed"),
+        "{}",
+        lines[3]
+    );
+}

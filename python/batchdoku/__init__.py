@@ -167,6 +167,21 @@ def _array_spec(a: np.ndarray, what: str) -> tuple:
     raise TypeError(f"{what}: an integer array (0 for blanks) or a string array was expected, not dtype {a.dtype}")
 
 
+def _solution_array(solutions: np.ndarray) -> Any:
+    """(N, 81) uint8 solutions as an Arrow string array of 81 digits, null
+    for 0 rows, built from buffers (no Python object per row)."""
+    import pyarrow as pa
+
+    n = len(solutions)
+    has = solutions[:, 0] != 0 if n else np.zeros(0, bool)
+    digits = np.where(has[:, None], solutions + ord("0"), 0).astype(np.uint8)
+    data = np.ascontiguousarray(digits[has]).reshape(-1)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(has * 81, out=offsets[1:])
+    validity = pa.py_buffer(np.packbits(has, bitorder="little")) if not has.all() else None
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data), validity, null_count=int(n - has.sum()))
+
+
 class SolveResult:
     """What :func:`solve` found, one entry per input puzzle, in order.
 
@@ -213,7 +228,7 @@ class SolveResult:
             {
                 "status": pa.array(self.status.tolist(), pa.string()),
                 "solutions": pa.array(self.count.astype(np.int32)),
-                "solution": pa.array(self.solution_strings(), pa.string()),
+                "solution": _solution_array(self.solutions),
                 "guesses": pa.array(self.guesses.astype(np.int64)),
             }
         )

@@ -54,8 +54,10 @@ pub struct Args {
     /// Also demand exactly one solution for every puzzle.
     #[arg(long)]
     pub unique: bool,
-    /// Report as text (default) or json.
-    #[arg(long, default_value = "text", value_parser = ["text", "json"])]
+    /// Report as text (default) or json; or lines: one line per record, in
+    /// order, `ok` or `wrong: REASON` (a filter for pipes such as Spark's
+    /// RDD.pipe), with the verdict on stderr.
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "lines"])]
     pub format: String,
     /// Count at most N solutions to prove a claimed count: a claim that
     /// needs more is reported as unverifiable (a failure).
@@ -668,6 +670,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut failures: Vec<Located> = Vec::new();
     let mut checked = 0u64;
+    let lines = args.format == "lines";
+    let mut per_record = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
+    let mut pipe_closed = false;
     let result = run_ordered(
         &pool,
         batches,
@@ -699,7 +704,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             (n, found)
         },
-        |(n, found)| {
+        |(n, found): (u64, Vec<Located>)| {
+            if lines && !pipe_closed {
+                let mut next = found.iter().peekable();
+                let mut text = String::new();
+                for record in checked + 1..=checked + n {
+                    match next.next_if(|f| f.record == record) {
+                        Some(f) => {
+                            let _ = writeln!(text, "wrong: {}", f.failure);
+                        }
+                        None => text.push_str("ok\n"),
+                    }
+                }
+                use std::io::Write as _;
+                match per_record.write_all(text.as_bytes()) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => pipe_closed = true,
+                    Err(e) => {
+                        return ControlFlow::Break(
+                            anyhow::Error::new(e).context("cannot write to standard output"),
+                        )
+                    }
+                }
+            }
             checked += n;
             failures.extend(found);
             ControlFlow::Continue(())
@@ -723,7 +750,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let seconds = started.elapsed().as_secs_f64();
     let passed = checked - failures.len() as u64;
-    if args.format == "json" {
+    if lines {
+        use std::io::Write as _;
+        match per_record.flush() {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                return Err(anyhow::Error::new(e).context("cannot write to standard output"))
+            }
+            _ => {}
+        }
+        let verdict = if failures.is_empty() && mismatch.is_none() {
+            "all answers are right"
+        } else {
+            "FAILED"
+        };
+        if let Some(m) = &mismatch {
+            eprintln!("batchdoku: record counts differ: {m}");
+        }
+        eprintln!(
+            "batchdoku: {checked} records checked: {passed} passed, {} failed ({seconds:.3} s): {verdict}",
+            failures.len()
+        );
+    } else if args.format == "json" {
         let list: Vec<serde_json::Value> = failures
             .iter()
             .map(|f| {

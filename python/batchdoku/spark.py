@@ -1,0 +1,215 @@
+"""batchdoku on Apache Spark.
+
+DataFrame functions that run the native engine inside the executors on
+whole Arrow record batches (``DataFrame.mapInArrow``: no Python per row),
+and a generator whose partitions each make their own range of puzzle
+indexes. pyspark is imported only here; the executors need this package
+installed too (see docs/spark.md).
+
+>>> from batchdoku.spark import solve_df
+>>> df = spark.read.csv("sudoku.csv", header=True)          # quizzes,solutions
+>>> solve_df(df, "quizzes").write.parquet("solved.parquet")
+
+Each task uses ``spark.task.cpus`` engine threads (1 by default): Spark's
+own parallelism is one task per core, and a pool per task the size of the
+node would oversubscribe it. Raise ``spark.task.cpus`` for fewer, wider
+tasks. ``spark.sql.execution.arrow.maxRecordsPerBatch`` sets the rows per
+engine call (10,000 by default; 50,000-100,000 amortise better).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+import numpy as np
+
+import batchdoku
+
+__all__ = ["solve_df", "verify_df", "rate_df", "generate_df", "task_threads"]
+
+
+def task_threads() -> int:
+    """Engine threads for the current Spark task: its ``spark.task.cpus``
+    (1 outside a task)."""
+    try:
+        from pyspark import TaskContext
+
+        ctx = TaskContext.get()
+        if ctx is not None:
+            return max(1, int(ctx.cpus()))
+    except Exception:  # pragma: no cover - older pyspark without cpus()
+        pass
+    return 1
+
+
+def _check_columns(df: Any, inputs: dict, added: list) -> Any:
+    """Refuses missing or non-string input columns, naming them (on the
+    driver, before any task runs); returns `df` with its columns that the
+    added ones would clash with renamed `input_NAME`, as the command line's
+    --keep-columns does (the Kaggle CSV's own `solutions` column)."""
+    from pyspark.sql.types import BinaryType, StringType
+
+    fields = {f.name: f for f in df.schema.fields}
+    for role, name in inputs.items():
+        if name not in fields:
+            raise ValueError(f"{role}: no column {name!r}; the DataFrame has {', '.join(fields) or 'no columns'}")
+        if not isinstance(fields[name].dataType, (StringType, BinaryType)):
+            raise TypeError(f"{role}: column {name!r} is {fields[name].dataType.simpleString()}, not a string column")
+    for name in added:
+        if name in fields:
+            new = f"input_{name}"
+            if new in fields:
+                raise ValueError(f"the DataFrame has both {name!r} and {new!r}; rename one (a column {name!r} is added)")
+            df = df.withColumnRenamed(name, new)
+    return df
+
+
+def _with_columns(schema: Any, ddl: str) -> Any:
+    """`schema` with the columns of `ddl` ("name type, ...") after its own."""
+    from pyspark.sql.types import StructType, _parse_datatype_string
+
+    added = _parse_datatype_string(ddl)
+    return StructType(list(schema.fields) + list(added.fields))
+
+
+def _strings(words: np.ndarray, codes: np.ndarray) -> Any:
+    """Words by code as an Arrow string array."""
+    import pyarrow as pa
+
+    return pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)), pa.array(words.tolist(), pa.string())).dictionary_decode()
+
+
+def solve_df(df: Any, column: str = "puzzle", *, limit: int = 1, solver: str = "fast") -> Any:
+    """The DataFrame with ``status`` (string), ``solutions`` (int),
+    ``solution`` (string, null where there is none) and ``guesses`` (long)
+    added, as :func:`batchdoku.solve` finds them for the puzzles in
+    ``column``. A null or malformed puzzle is ``malformed`` in its row.
+    """
+    if solver not in batchdoku._SOLVERS:
+        raise ValueError(f"solver: one of {', '.join(batchdoku._SOLVERS)} was expected, not {solver!r}")
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+        raise ValueError(f"limit: a count of 1 or more was expected, not {limit!r}")
+    added = ["status", "solutions", "solution", "guesses"]
+    df = _check_columns(df, {"column": column}, added)
+    schema = _with_columns(df.schema, "status string, solutions int, solution string, guesses long")
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        threads = task_threads()
+        for b in batches:
+            r = batchdoku.solve(b.column(column), limit=limit, solver=solver, threads=threads)
+            cols = list(b.columns) + [
+                _strings(batchdoku._STATUS_WORDS, r._codes),
+                pa.array(r.count.astype(np.int32)),
+                batchdoku._solution_array(r.solutions),
+                pa.array(r.guesses.astype(np.int64)),
+            ]
+            yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + added)
+
+    return df.mapInArrow(run, schema)
+
+
+def verify_df(df: Any, puzzle: str = "puzzle", answer: str = "solution", *, unique: bool = False) -> Any:
+    """The DataFrame with ``ok`` (bool) and ``reason`` (string, null when
+    the answer is right) added: each answer in ``answer`` (a solution, or a
+    status word such as ``unsolvable``) checked against its puzzle, as
+    :func:`batchdoku.verify` does."""
+    added = ["ok", "reason"]
+    df = _check_columns(df, {"puzzle": puzzle, "answer": answer}, added)
+    schema = _with_columns(df.schema, "ok boolean, reason string")
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        threads = task_threads()
+        for b in batches:
+            v = batchdoku.verify(b.column(puzzle), b.column(answer), unique=unique, threads=threads)
+            cols = list(b.columns) + [pa.array(v.ok, pa.bool_()), pa.array(v.reason, pa.string())]
+            yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + added)
+
+    return df.mapInArrow(run, schema)
+
+
+def rate_df(df: Any, column: str = "puzzle") -> Any:
+    """The DataFrame with ``solutions`` (int), ``guesses`` (long),
+    ``inference`` and ``difficulty`` (strings) added, the values
+    ``batchdoku rate`` gives."""
+    added = ["solutions", "guesses", "inference", "difficulty"]
+    df = _check_columns(df, {"column": column}, added)
+    schema = _with_columns(df.schema, "solutions int, guesses long, inference string, difficulty string")
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        threads = task_threads()
+        for b in batches:
+            r = batchdoku.rate(b.column(column), threads=threads)
+            cols = list(b.columns) + [
+                pa.array(r.solutions.astype(np.int32)),
+                pa.array(r.guesses.astype(np.int64)),
+                pa.array(r.inference.tolist(), pa.string()),
+                pa.array(r.difficulty.tolist(), pa.string()),
+            ]
+            yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + added)
+
+    return df.mapInArrow(run, schema)
+
+
+def generate_df(
+    spark: Any,
+    n: int,
+    *,
+    seed: int,
+    partitions: Optional[int] = None,
+    minimal: bool = False,
+    min_clues: Optional[int] = None,
+    symmetry: str = "none",
+    difficulty: Optional[str] = None,
+    with_solution: bool = False,
+) -> Any:
+    """A DataFrame of ``index`` (long, from 0), ``puzzle`` (string) and,
+    with ``with_solution``, ``solution``: puzzle ``i`` is line ``i + 1`` of
+    ``batchdoku generate -n N --seed SEED`` with the same options, however
+    many ``partitions`` (default: the session's default parallelism) make
+    it. Each partition makes its own range of indexes.
+
+    With ``difficulty``, puzzle ``i`` is the ``i``-th candidate of that
+    class, so each partition also makes (and rates) the candidates before
+    its range: the work grows with the number of partitions.
+    """
+    for name, value in (("n", n), ("seed", seed)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"{name}: an integer of 0 or more was expected, not {value!r}")
+    parts = int(partitions or spark.sparkContext.defaultParallelism)
+    if parts < 1:
+        raise ValueError(f"partitions: 1 or more was expected, not {partitions!r}")
+    # Options are checked once here, not in every task.
+    batchdoku.generate(0, seed=seed, minimal=minimal, min_clues=min_clues, symmetry=symmetry, difficulty=difficulty)
+    ddl = "index long, puzzle string" + (", solution string" if with_solution else "")
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        threads = task_threads()
+        for b in batches:
+            for part in b.column(0).to_pylist():
+                start, end = part * n // parts, (part + 1) * n // parts
+                g = batchdoku.generate(
+                    end - start,
+                    seed=seed,
+                    start=start,
+                    minimal=minimal,
+                    min_clues=min_clues,
+                    symmetry=symmetry,
+                    difficulty=difficulty,
+                    with_solution=True,
+                    threads=threads,
+                )
+                cols = [pa.array(np.arange(start, end, dtype=np.int64)), pa.array(g.puzzles, pa.string())]
+                if with_solution:
+                    cols.append(pa.array(g.solutions, pa.string()))
+                yield pa.RecordBatch.from_arrays(cols, names=["index", "puzzle"] + (["solution"] if with_solution else []))
+
+    ids = spark.range(0, parts, 1, numPartitions=parts).withColumnRenamed("id", "part")
+    return ids.mapInArrow(run, ddl)

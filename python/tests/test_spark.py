@@ -1,0 +1,138 @@
+"""batchdoku.spark on a real local Spark (local[2], started here), and the
+CLI as an RDD.pipe filter. Skipped, saying why, without pyspark or Java."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import batchdoku
+from conftest import SAMPLE, run_cli
+from test_solve import EMPTY, INVALID, PUZZLE, SOLUTION, UNSOLVABLE
+
+pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed")
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.skip("no Java: Spark needs a JRE (apt-get install -y openjdk-17-jre-headless)", allow_module_level=True)
+
+from pyspark.sql import SparkSession  # noqa: E402
+
+from batchdoku.spark import generate_df, rate_df, solve_df, verify_df  # noqa: E402
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture(scope="session")
+def spark():
+    # Workers start the python3 on PATH unless told: use this interpreter.
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    s = (
+        SparkSession.builder.master("local[2]")
+        .appName("batchdoku-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        # Small batches, so every function meets several per partition.
+        .config("spark.sql.execution.arrow.maxRecordsPerBatch", "7")
+        .getOrCreate()
+    )
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+KINDS = [PUZZLE, EMPTY, UNSOLVABLE, INVALID, "garbage", None, ""]
+
+
+def test_solve_df_matches_solve_on_every_kind_of_record(spark, sample_lines):
+    puzzles = KINDS + sample_lines[:60]
+    df = spark.createDataFrame([(i, p) for i, p in enumerate(puzzles)], "id long, puzzle string").repartition(3)
+    got = sorted(solve_df(df, limit=2).collect(), key=lambda r: r.id)
+    want = batchdoku.solve(puzzles, limit=2)
+    assert [r.id for r in got] == list(range(len(puzzles)))
+    assert [r.puzzle for r in got] == puzzles
+    assert [r.status for r in got] == want.status.tolist()
+    assert [r.solutions for r in got] == want.count.tolist()
+    assert [r.solution for r in got] == want.solution_strings()
+    assert [r.guesses for r in got] == want.guesses.tolist()
+    assert got[0].solution == SOLUTION
+    assert [r.status for r in got[:7]] == ["unique", "multiple", "unsolvable", "invalid", "malformed", "malformed", "malformed"]
+    types = dict(solve_df(df).dtypes)
+    assert (types["status"], types["solutions"], types["solution"], types["guesses"]) == ("string", "int", "string", "bigint")
+
+
+def test_rate_and_verify_df(spark, sample_lines):
+    puzzles = sample_lines[:40] + [INVALID, "bad"]
+    df = spark.createDataFrame([(p,) for p in puzzles], "puzzle string")
+    rated = rate_df(df).collect()
+    want = batchdoku.rate(puzzles)
+    assert [r.difficulty for r in rated] == want.difficulty.tolist()
+    assert [r.inference for r in rated] == want.inference.tolist()
+    assert [r.guesses for r in rated] == want.guesses.tolist()
+    solved = solve_df(df).select("puzzle", "solution")
+    answers = [r.solution for r in solved.collect()]
+    answers[3] = answers[4]  # a wrong answer
+    pairs = spark.createDataFrame(list(zip(puzzles, answers)), "puzzle string, solution string")
+    checked = verify_df(pairs).collect()
+    assert [r.ok for r in checked].count(False) == 3  # the wrong one, and no answer for invalid and bad
+    assert checked[3].ok is False and "changed the given" in checked[3].reason
+    assert checked[0].ok is True and checked[0].reason is None
+
+
+def test_bad_columns_are_refused_on_the_driver(spark):
+    df = spark.createDataFrame([(1, PUZZLE)], "n long, quizzes string")
+    with pytest.raises(ValueError, match="no column 'puzzle'"):
+        solve_df(df)
+    with pytest.raises(TypeError, match="not a string column"):
+        solve_df(df, "n")
+    # A column named like one added is kept as input_NAME.
+    twice = solve_df(solve_df(df, "quizzes"), "quizzes")
+    assert twice.columns == ["n", "quizzes", "input_status", "input_solutions", "input_solution", "input_guesses", "status", "solutions", "solution", "guesses"]
+
+
+@pytest.mark.parametrize("partitions", [1, 3, 7])
+def test_generate_df_equals_the_cli_whatever_the_partitions(spark, cli, partitions):
+    n = 45
+    want = run_cli(cli, "generate", "-q", "-n", str(n), "--seed", "5", "--minimal", "--with-solution").splitlines()
+    df = generate_df(spark, n, seed=5, partitions=partitions, minimal=True, with_solution=True)
+    assert df.rdd.getNumPartitions() == partitions
+    rows = sorted(df.collect(), key=lambda r: r["index"])
+    assert [r["index"] for r in rows] == list(range(n))
+    assert [f"{r.puzzle},{r.solution}" for r in rows] == want
+
+
+def test_a_kaggle_csv_round_trip_through_parquet(spark, tmp_path, sample_lines):
+    lines = sample_lines[:100]
+    solutions = batchdoku.solve(lines).solution_strings()
+    csv = tmp_path / "kaggle.csv"
+    csv.write_text("quizzes,solutions\n" + "".join(f"{p.replace('.', '0')},{s}\n" for p, s in zip(lines, solutions)))
+    df = spark.read.csv(str(csv), header=True)
+    out = str(tmp_path / "solved.parquet")
+    solve_df(df, "quizzes").write.parquet(out)
+    back = spark.read.parquet(out)
+    assert back.count() == 100
+    assert verify_df(back, "quizzes", "solution").filter("not ok").count() == 0
+    # The Kaggle file's own solutions column is kept as input_solutions.
+    assert verify_df(back, "quizzes", "input_solutions").filter("not ok").count() == 0
+    # The command line reads what Spark wrote.
+    assert batchdoku.read(next(p for p in (tmp_path / "solved.parquet").glob("*.parquet") if p.stat().st_size), column="solution").malformed == []
+
+
+def test_rdd_pipe_through_the_cli_equals_solve_on_the_file(spark, cli):
+    lines = [l for l in SAMPLE.read_text().splitlines() if l.strip() and not l.startswith("#")]
+    want = run_cli(cli, "solve", "-q", str(SAMPLE)).splitlines()
+    got = spark.sparkContext.parallelize(lines, 3).pipe(f"{cli} solve -q -").collect()
+    assert got == want
+    rated = spark.sparkContext.parallelize(lines[:50], 2).pipe(f"{cli} rate -q --format jsonl -").collect()
+    assert len(rated) == 50
+    # verify with embedded answers: ok or wrong, a line per record.
+    pairs = [f"{p[:81]},{s}" for p, s in zip(lines, want)]
+    pairs[7] = pairs[8][:82] + want[7]
+    checked = spark.sparkContext.parallelize(pairs, 3).pipe(f"{cli} verify --format lines -").collect()
+    assert len(checked) == len(pairs)
+    assert [i for i, c in enumerate(checked) if c != "ok"] == [7]
+    assert checked[7].startswith("wrong: ")
