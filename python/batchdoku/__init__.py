@@ -173,9 +173,9 @@ def _solution_array(solutions: np.ndarray) -> Any:
     import pyarrow as pa
 
     n = len(solutions)
-    has = solutions[:, 0] != 0 if n else np.zeros(0, bool)
-    digits = np.where(has[:, None], solutions + ord("0"), 0).astype(np.uint8)
-    data = np.ascontiguousarray(digits[has]).reshape(-1)
+    has = solutions[:, 0] != 0
+    data = solutions[has].reshape(-1)
+    data += ord("0")  # a copy already: the digits' text
     offsets = np.zeros(n + 1, np.int32)
     np.cumsum(has * 81, out=offsets[1:])
     validity = pa.py_buffer(np.packbits(has, bitorder="little")) if not has.all() else None
