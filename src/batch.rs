@@ -485,30 +485,35 @@ pub struct KeepColumns {
     pub count: usize,
 }
 
-/// The names the kept columns go by in the output header: the input's
-/// names, `input_` before one that would clash with the output's own.
+/// The output's own column names (csv, jsonl, parquet).
+pub const OWN_COLUMNS: [&str; 7] = [
+    "file",
+    "line",
+    "puzzle",
+    "status",
+    "solutions",
+    "solution",
+    "guesses",
+];
+
+/// The name a kept input column goes by: its own, with `input_` before one
+/// that would clash with the output's own columns.
+pub fn kept_name(name: &str) -> String {
+    if OWN_COLUMNS.contains(&name.to_ascii_lowercase().as_str()) {
+        format!("input_{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// The names the kept columns go by in the output header (see
+/// [`kept_name`]).
 pub fn kept_names(header: &[String], keep: KeepColumns) -> Vec<String> {
-    const OWN: [&str; 7] = [
-        "file",
-        "line",
-        "puzzle",
-        "status",
-        "solutions",
-        "solution",
-        "guesses",
-    ];
     (0..keep.count)
         .filter(|&i| i != keep.puzzle)
-        .map(|i| {
-            let name = header
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| format!("column_{}", i + 1));
-            if OWN.contains(&name.to_ascii_lowercase().as_str()) {
-                format!("input_{name}")
-            } else {
-                name
-            }
+        .map(|i| match header.get(i) {
+            Some(name) => kept_name(name),
+            None => format!("column_{}", i + 1),
         })
         .collect()
 }

@@ -49,6 +49,14 @@ impl RowPacker {
         Self::default()
     }
 
+    /// A packer with room for `bytes` bytes of rows (a length takes 4).
+    pub fn with_capacity(bytes: usize) -> Self {
+        RowPacker {
+            bytes: Vec::with_capacity(bytes),
+            rows: 0,
+        }
+    }
+
     /// Appends one row: its text, or `None` for a null.
     #[inline]
     pub fn push(&mut self, row: Option<&[u8]>) {

@@ -432,7 +432,9 @@ impl TableSource {
             .iter()
             .position(|&r| r == self.column)
             .expect("the text column is decoded");
-        let mut packer = RowPacker::new();
+        let rows: usize = pieces.iter().map(RecordBatch::num_rows).sum();
+        // Most rows are a puzzle of 81 bytes and its length.
+        let mut packer = RowPacker::with_capacity(rows * (4 + 81));
         let mut others = Vec::new();
         for piece in pieces {
             for_each_text(piece.column(position).as_ref(), &mut |row| packer.push(row));

@@ -430,21 +430,24 @@ fn verify_reads_answers_from_tables_and_npy_outputs() {
     let solved = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
     let mut answers: Vec<String> = solved.lines().map(str::to_string).collect();
     // sudoku-extreme as Parquet: question and answer columns.
-    let ext = table(
-        dir.path(),
-        "ext.parquet",
-        vec![
-            (
-                "question",
-                Arc::new(StringArray::from(p.clone())) as ArrayRef,
-            ),
-            (
-                "answer",
-                Arc::new(StringArray::from(answers.clone())) as ArrayRef,
-            ),
-        ],
-        100,
-    );
+    let extreme = |name: &str, answers: &[String]| {
+        table(
+            dir.path(),
+            name,
+            vec![
+                (
+                    "question",
+                    Arc::new(StringArray::from(p.clone())) as ArrayRef,
+                ),
+                (
+                    "answer",
+                    Arc::new(StringArray::from(answers.to_vec())) as ArrayRef,
+                ),
+            ],
+            100,
+        )
+    };
+    let ext = extreme("ext.parquet", &answers);
     batchdoku()
         .arg("verify")
         .arg(&ext)
@@ -453,21 +456,7 @@ fn verify_reads_answers_from_tables_and_npy_outputs() {
         .stdout(predicate::str::contains("400 passed"));
     // A wrong answer is found by its row.
     answers.swap(10, 11);
-    let bad = table(
-        dir.path(),
-        "bad.parquet",
-        vec![
-            (
-                "question",
-                Arc::new(StringArray::from(p.clone())) as ArrayRef,
-            ),
-            (
-                "answer",
-                Arc::new(StringArray::from(answers.clone())) as ArrayRef,
-            ),
-        ],
-        100,
-    );
+    let bad = extreme("bad.parquet", &answers);
     batchdoku()
         .arg("verify")
         .arg(&bad)

@@ -50,8 +50,8 @@ pub struct Args {
     /// `quizzes`, `question`, `quiz` or `sudoku` column.
     #[arg(long, value_name = "NAME|N")]
     pub column: Option<ColumnSpec>,
-    /// Input form: auto, line, grid, csv or npy (see `solve --help`).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy"])]
+    /// Input form: auto, line, grid, csv, npy or parquet (see `solve --help`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
     pub input: String,
     /// Progress bar on stderr: auto, always or never.
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]

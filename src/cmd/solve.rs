@@ -8,8 +8,8 @@ use super::INTERRUPTED;
 use anyhow::{bail, Context};
 use arrow_array::RecordBatch;
 use batchdoku::batch::{
-    kept_names, solve_chunk, status_words, write_header, write_header_kept, ChunkJob, ChunkReport,
-    KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
+    kept_name, kept_names, solve_chunk, status_words, write_header, write_header_kept, ChunkJob,
+    ChunkReport, KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
 };
 use batchdoku::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source};
 use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
@@ -188,23 +188,9 @@ fn chunk_schema(
         );
     }
     if let Some(others) = others {
-        let own = [
-            "file",
-            "line",
-            "puzzle",
-            "status",
-            "solutions",
-            "solution",
-            "guesses",
-        ];
         fields.extend(others.schema().fields().iter().map(|f| {
-            let f = f.as_ref().clone();
-            if own.contains(&f.name().to_ascii_lowercase().as_str()) {
-                let name = format!("input_{}", f.name());
-                f.with_name(name)
-            } else {
-                f
-            }
+            let name = kept_name(f.name());
+            f.as_ref().clone().with_name(name)
         }));
     }
     results_schema(several, &fields)

@@ -75,8 +75,9 @@ pub struct Args {
     /// Worker threads (0: one per core).
     #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
     pub threads: usize,
-    /// Puzzle input form: auto, line or grid.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy"])]
+    /// Puzzle input form: auto, line, grid, csv, npy or parquet (see
+    /// `solve --help`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
     pub input: String,
 }
 
