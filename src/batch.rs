@@ -50,6 +50,18 @@ impl Status {
         }
     }
 
+    /// The status's index in [`Status::ALL`]: how npy and Parquet chunk
+    /// output and the Python package carry it.
+    pub fn code(self) -> u8 {
+        let index = Status::ALL.iter().position(|&s| s == self);
+        index.expect("every status is in ALL") as u8
+    }
+
+    /// The status a code (see [`Status::code`]) stands for.
+    pub fn from_code(code: u8) -> Option<Status> {
+        Status::ALL.get(usize::from(code)).copied()
+    }
+
     /// The status a word names.
     pub fn from_word(word: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|s| s.word() == word)
@@ -353,7 +365,7 @@ pub fn write_record(
             };
             crate::table::push_result(
                 line,
-                status_index(r.status),
+                r.status.code(),
                 r.solutions,
                 r.guesses,
                 r.solution.as_ref().map(|s| s.cells()),
@@ -367,7 +379,7 @@ pub fn write_record(
                 Some(s) => out.extend_from_slice(s.cells()),
                 None => out.extend_from_slice(&[0; 81]),
             }
-            out.push(status_index(r.status));
+            out.push(r.status.code());
             return;
         }
         OutputFormat::Line => match &r.solution {
@@ -423,17 +435,6 @@ pub fn write_record(
         }
     }
     out.push(b'\n');
-}
-
-/// The status's index in [`Status::ALL`].
-fn status_index(status: Status) -> u8 {
-    let index = Status::ALL.iter().position(|&s| s == status);
-    index.expect("every status is in ALL") as u8
-}
-
-/// The status words in index order (see [`Status::ALL`]).
-pub fn status_words() -> Vec<&'static str> {
-    Status::ALL.iter().map(|s| s.word()).collect()
 }
 
 fn json_string(s: &str, out: &mut Vec<u8>) {
@@ -577,7 +578,7 @@ pub fn solve_chunk(
             (Some(keep), OutputFormat::Parquet) => {
                 let fields = crate::input::csv_fields(rec.raw);
                 for i in (0..keep.count).filter(|&i| i != keep.puzzle) {
-                    crate::table::push_text(fields.get(i).map(|f| &f[..]), out);
+                    crate::input::push_row(fields.get(i).map(|f| &f[..]), out);
                 }
             }
             _ => {}

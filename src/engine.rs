@@ -197,15 +197,33 @@ impl Source {
         keep_others: bool,
         from: u64,
     ) -> anyhow::Result<TableSource> {
-        let SourceKind::File(path) = &self.kind else {
-            bail!(
+        TableSource::open(
+            self.table_path()?,
+            column,
+            preferred,
+            what,
+            keep_others,
+            from,
+        )
+        .with_context(|| format!("{}: cannot read it as Parquet", self.described()))
+    }
+
+    /// The column names of a Parquet input.
+    pub fn table_names(&self) -> anyhow::Result<Vec<String>> {
+        crate::table::column_names(self.table_path()?)
+            .with_context(|| format!("{}: cannot read it as Parquet", self.described()))
+    }
+
+    /// The path of a Parquet input; an error for a stream.
+    fn table_path(&self) -> anyhow::Result<&Path> {
+        match &self.kind {
+            SourceKind::File(path) => Ok(path),
+            _ => bail!(
                 "{}: Parquet cannot be read from a stream (its index is at the end of the file); \
                  give the path of a Parquet file",
                 self.described()
-            );
-        };
-        TableSource::open(path, column, preferred, what, keep_others, from)
-            .with_context(|| format!("{}: cannot read it as Parquet", self.described()))
+            ),
+        }
     }
 
     /// Opens a stream input for reading.

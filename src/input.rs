@@ -40,8 +40,8 @@ const NULL_ROW: u32 = u32::MAX;
 /// Packs rows of text into [`InputFormat::Rows`] bytes.
 #[derive(Debug, Default)]
 pub struct RowPacker {
-    pub bytes: Vec<u8>,
-    pub rows: usize,
+    bytes: Vec<u8>,
+    rows: usize,
 }
 
 impl RowPacker {
@@ -60,17 +60,13 @@ impl RowPacker {
     /// Appends one row: its text, or `None` for a null.
     #[inline]
     pub fn push(&mut self, row: Option<&[u8]>) {
-        match row {
-            // A row of 4 GiB is cut: it is malformed either way.
-            Some(text) => {
-                let text = &text[..text.len().min(NULL_ROW as usize - 1)];
-                self.bytes
-                    .extend_from_slice(&(text.len() as u32).to_le_bytes());
-                self.bytes.extend_from_slice(text);
-            }
-            None => self.bytes.extend_from_slice(&NULL_ROW.to_le_bytes()),
-        }
+        push_row(row, &mut self.bytes);
         self.rows += 1;
+    }
+
+    /// Rows packed so far.
+    pub fn rows(&self) -> usize {
+        self.rows
     }
 
     /// Takes the packed rows, leaving the packer empty.
@@ -80,19 +76,61 @@ impl RowPacker {
     }
 }
 
-/// The first packed row of `data` ([`InputFormat::Rows`]): its text (`None`: null) and the bytes
-/// it takes. A row cut short by the end of `data` gives what is there.
+/// Bytes a packed puzzle row takes: its length, then 81 cells.
+pub const PACKED_PUZZLE: usize = 4 + CELLS;
+
+/// Appends one row in [`InputFormat::Rows`] form to `out`: its text, or
+/// `None` for a null.
+#[inline]
+pub fn push_row(row: Option<&[u8]>, out: &mut Vec<u8>) {
+    match row {
+        // A row of 4 GiB is cut: it is malformed either way.
+        Some(text) => {
+            let text = &text[..text.len().min(NULL_ROW as usize - 1)];
+            out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            out.extend_from_slice(text);
+        }
+        None => out.extend_from_slice(&NULL_ROW.to_le_bytes()),
+    }
+}
+
+/// Where the first packed row of `data` ends by its length (which may lie
+/// past the end of `data`), and whether it is a null; `None` when not even
+/// the length is there.
+#[inline]
+fn packed_row_end(data: &[u8]) -> Option<(usize, bool)> {
+    let len = u32::from_le_bytes(*data.first_chunk::<4>()?);
+    Some(match len {
+        NULL_ROW => (4, true),
+        len => (4 + len as usize, false),
+    })
+}
+
+/// The first packed row of `data` ([`InputFormat::Rows`]): its text
+/// (`None`: null) and the bytes it takes. A row cut short by the end of
+/// `data` gives what is there.
 #[inline]
 pub fn packed_row(data: &[u8]) -> (Option<&[u8]>, usize) {
-    let Some(len) = data.first_chunk::<4>() else {
-        return (Some(data), data.len());
-    };
-    let len = u32::from_le_bytes(*len);
-    if len == NULL_ROW {
-        return (None, 4);
+    match packed_row_end(data) {
+        None => (Some(data), data.len()),
+        Some((_, true)) => (None, 4),
+        Some((end, false)) => {
+            let end = end.min(data.len());
+            (Some(&data[4..end]), end)
+        }
     }
-    let end = (4 + len as usize).min(data.len());
-    (Some(&data[4..end]), end)
+}
+
+/// The rows of packed bytes in order: each one's text, `None` for a null.
+pub fn packed_rows(mut data: &[u8]) -> impl Iterator<Item = Option<&[u8]>> {
+    std::iter::from_fn(move || {
+        if data.is_empty() {
+            return None;
+        }
+        let (row, len) = packed_row(data);
+        data = &data[len..];
+        Some(row)
+    })
 }
 
 /// Where the puzzle is in a CSV input.
@@ -799,13 +837,7 @@ impl<'a> Iterator for RowRecords<'a> {
             Some(raw) => ParsedRecord {
                 line: row,
                 raw,
-                // Most rows are 81 cells: read those in one pass.
-                grid: match raw.first_chunk::<CELLS>().filter(|_| raw.len() == CELLS) {
-                    Some(cells) => {
-                        Grid::from_cell_text(cells).map_or_else(|| Grid::parse_line(raw), Ok)
-                    }
-                    None => Grid::parse_line(raw),
-                },
+                grid: Grid::parse_line(raw),
             },
             None => ParsedRecord {
                 line: row,
@@ -1259,13 +1291,11 @@ impl Framing {
             Framing::Rows(n) => buf.len() / n * n,
             Framing::Packed => {
                 let mut pos = 0;
-                while let Some(len) = buf.get(pos..).and_then(|b| b.first_chunk::<4>()) {
-                    let len = u32::from_le_bytes(*len);
-                    let end = pos + 4 + if len == NULL_ROW { 0 } else { len as usize };
-                    if end > buf.len() {
+                while let Some((len, _)) = packed_row_end(&buf[pos..]) {
+                    if pos + len > buf.len() {
                         break;
                     }
-                    pos = end;
+                    pos += len;
                 }
                 pos
             }

@@ -15,7 +15,8 @@
 //! [`InputFormat::Rows`]: crate::input::InputFormat::Rows
 //! [`OutputFormat::Parquet`]: crate::batch::OutputFormat::Parquet
 
-use crate::input::{ColumnSpec, RowPacker};
+use crate::batch::Status;
+use crate::input::{packed_row, push_row, ColumnSpec, RowPacker, PACKED_PUZZLE};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -205,6 +206,26 @@ pub fn integers(array: &dyn Array) -> Option<Vec<Option<i64>>> {
     })
 }
 
+/// The footer of the Parquet file at `path`: its row groups and schema.
+fn footer(path: &Path) -> Result<ArrowReaderMetadata, TableError> {
+    let file =
+        File::open(path).map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
+    Ok(ArrowReaderMetadata::load(
+        &file,
+        ArrowReaderOptions::default(),
+    )?)
+}
+
+/// The column names of the Parquet file at `path`.
+pub fn column_names(path: &Path) -> Result<Vec<String>, TableError> {
+    Ok(footer(path)?
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect())
+}
+
 /// Rows read from a table, packed for the engine.
 #[derive(Debug)]
 pub struct TableRows {
@@ -239,7 +260,6 @@ pub struct TableSource {
     /// one file offset, and decoders seek and read from several threads.
     path: PathBuf,
     meta: ArrowReaderMetadata,
-    schema: SchemaRef,
     column: usize,
     /// The columns decoded, in table order.
     roots: Vec<usize>,
@@ -274,9 +294,7 @@ impl TableSource {
         keep_others: bool,
         from: u64,
     ) -> Result<TableSource, TableError> {
-        let file =
-            File::open(path).map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
-        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::default())?;
+        let meta = footer(path)?;
         let schema = Arc::clone(meta.schema());
         let column = choose_column(&schema, spec, preferred, what)?;
         // Strings are decoded as views: no copy of each value out of its
@@ -329,27 +347,12 @@ impl TableSource {
         Ok(TableSource {
             path: path.to_path_buf(),
             meta,
-            schema,
             column,
             roots,
             keep_others,
             starts,
             groups,
         })
-    }
-
-    /// The table's column names.
-    pub fn names(&self) -> Vec<String> {
-        self.schema
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect()
-    }
-
-    /// The text column's name.
-    pub fn column_name(&self) -> &str {
-        self.schema.field(self.column).name()
     }
 
     /// Rows in the table (from its footer).
@@ -433,8 +436,7 @@ impl TableSource {
             .position(|&r| r == self.column)
             .expect("the text column is decoded");
         let rows: usize = pieces.iter().map(RecordBatch::num_rows).sum();
-        // Most rows are a puzzle of 81 bytes and its length.
-        let mut packer = RowPacker::with_capacity(rows * (4 + 81));
+        let mut packer = RowPacker::with_capacity(rows * PACKED_PUZZLE);
         let mut others = Vec::new();
         for piece in pieces {
             for_each_text(piece.column(position).as_ref(), &mut |row| packer.push(row));
@@ -451,7 +453,7 @@ impl TableSource {
             )?),
             None => None,
         };
-        let rows = packer.rows;
+        let rows = packer.rows();
         Ok(TableRows {
             first_row,
             packed: packer.take(),
@@ -510,17 +512,7 @@ pub fn push_result(
     out.extend_from_slice(&solutions.to_le_bytes());
     out.extend_from_slice(&guesses.to_le_bytes());
     out.extend_from_slice(solution.unwrap_or(&[0; 81]));
-    push_text(puzzle, out);
-}
-
-/// Appends a text field (or a null) to a result: see [`push_result`].
-pub fn push_text(text: Option<&[u8]>, out: &mut Vec<u8>) {
-    let mut p = RowPacker {
-        bytes: std::mem::take(out),
-        rows: 0,
-    };
-    p.push(text);
-    *out = p.bytes;
+    push_row(puzzle, out);
 }
 
 /// The schema of a Parquet output: `file` when there are several inputs,
@@ -543,16 +535,12 @@ pub fn results_schema(with_file: bool, kept: &[Field]) -> SchemaRef {
     Arc::new(Schema::new(fields))
 }
 
-/// Names of the status indexes written by [`push_result`].
-pub type StatusWords = [&'static str];
-
 /// Turns chunk output of [`push_result`] records (each followed by
 /// `kept_text` text fields) into a batch of `schema`. `file` fills the
 /// `file` column when the schema has one; `others` (columns kept from a
 /// table input, one row per input record) is cut to the records written.
 pub fn results_batch(
     records: &[u8],
-    words: &StatusWords,
     file: Option<&str>,
     kept_text: usize,
     others: Option<&RecordBatch>,
@@ -570,7 +558,7 @@ pub fn results_batch(
     while pos + FIXED <= records.len() {
         let r = &records[pos..];
         line.push(i64::from_le_bytes(r[0..8].try_into().expect("8 bytes")));
-        status.push(words.get(usize::from(r[8])).copied().unwrap_or("malformed"));
+        status.push(Status::from_code(r[8]).map_or("malformed", Status::word));
         solutions.push(u32::from_le_bytes(r[9..13].try_into().expect("4 bytes")) as i32);
         guesses.push(i64::from_le_bytes(r[13..21].try_into().expect("8 bytes")));
         let cells = &r[21..FIXED];
@@ -578,7 +566,7 @@ pub fn results_batch(
             .push((cells[0] != 0).then(|| cells.iter().map(|&d| char::from(b'0' + d)).collect()));
         pos += FIXED;
         let mut field = || {
-            let (value, len) = crate::input::packed_row(&records[pos..]);
+            let (value, len) = packed_row(&records[pos..]);
             pos += len;
             value.map(text)
         };
@@ -689,15 +677,11 @@ mod tests {
         ranges.reverse();
         let check = |r: RowRange| {
             let got = t.read(r).unwrap();
-            let mut pos = 0;
-            let mut i = r.first_row as usize;
-            while pos < got.packed.len() {
-                let (v, len) = crate::input::packed_row(&got.packed[pos..]);
-                assert_eq!(v.map(|b| String::from_utf8(b.to_vec()).unwrap()), rows[i]);
-                pos += len;
-                i += 1;
-            }
-            assert_eq!(i, r.first_row as usize + r.rows);
+            let texts: Vec<Option<String>> = crate::input::packed_rows(&got.packed)
+                .map(|v| v.map(|b| String::from_utf8(b.to_vec()).unwrap()))
+                .collect();
+            let first = r.first_row as usize;
+            assert_eq!(texts, rows[first..first + r.rows]);
         };
         // Several threads at once, each on ranges of every group (the
         // decoders must not share a file offset).

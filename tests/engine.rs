@@ -448,13 +448,7 @@ fn resume_finishes_a_partial_file_without_losing_or_redoing_records() {
         // ... cut here, as a killed run leaves it: 1,234 whole records
         // (plus the csv header) and half of the next one.
         let head = usize::from(format == "csv");
-        let lines: Vec<&str> = full_text.lines().collect();
-        let mut partial: String = lines[..head + 1234]
-            .iter()
-            .map(|l| format!("{l}\n"))
-            .collect();
-        partial += &lines[head + 1234][..20];
-        std::fs::write(format!("{}.partial", out.display()), partial).unwrap();
+        common::leave_partial(&out, &full_text, head + 1234, 20);
         batchdoku()
             .args(args(&out))
             .arg("--resume")

@@ -9,13 +9,7 @@ use std::path::Path;
 
 /// The first `n` puzzles of the sample and their solutions.
 fn puzzles_and_solutions(n: usize) -> Vec<(String, String)> {
-    let puzzles: Vec<String> = std::fs::read_to_string(sample_path())
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .take(n)
-        .map(|l| l[..81].to_string())
-        .collect();
+    let puzzles = common::sample_lines(n);
     let solved = stdout_of(batchdoku().args(["solve", "-q"]).arg(sample_path()));
     puzzles
         .into_iter()

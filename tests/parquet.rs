@@ -12,24 +12,13 @@ use arrow_array::{
     RecordBatch, StringArray, StringViewArray,
 };
 use arrow_schema::DataType;
-use common::{batchdoku, sample_path, stdout_of, write};
+use common::{batchdoku, sample_lines, sample_path, stdout_of, write};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::file::properties::WriterProperties;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// The first `n` puzzles of the sample.
-fn puzzles(n: usize) -> Vec<String> {
-    std::fs::read_to_string(sample_path())
-        .unwrap()
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .take(n)
-        .map(|l| l[..81].to_string())
-        .collect()
-}
 
 /// Writes `columns` as a Parquet file with row groups of `group` rows.
 fn table(dir: &Path, name: &str, columns: Vec<(&str, ArrayRef)>, group: usize) -> PathBuf {
@@ -74,7 +63,7 @@ fn strings(batch: &RecordBatch, name: &str) -> Vec<Option<String>> {
 /// Puzzles with the rows a table can hold that are not puzzles: a null, an
 /// empty string, a `#` text (a record here, not a comment) and garbage.
 fn rows_with_holes(n: usize) -> Vec<Option<String>> {
-    let mut rows: Vec<Option<String>> = puzzles(n).into_iter().map(Some).collect();
+    let mut rows: Vec<Option<String>> = sample_lines(n).into_iter().map(Some).collect();
     rows[3] = None;
     rows[5] = Some(String::new());
     rows[7] = Some("# not a comment here".into());
@@ -133,7 +122,7 @@ fn a_table_with_nulls_and_row_groups_solves_like_the_plain_file() {
 #[test]
 fn every_string_type_is_read_as_puzzles() {
     let dir = tempfile::tempdir().unwrap();
-    let p = puzzles(200);
+    let p = sample_lines(200);
     let plain = write(
         dir.path(),
         "plain.txt",
@@ -184,7 +173,7 @@ fn every_string_type_is_read_as_puzzles() {
 #[test]
 fn the_puzzle_column_is_found_named_or_numbered_and_mistakes_are_named() {
     let dir = tempfile::tempdir().unwrap();
-    let p: Vec<Option<String>> = puzzles(20).into_iter().map(Some).collect();
+    let p: Vec<Option<String>> = sample_lines(20).into_iter().map(Some).collect();
     let other: Vec<Option<String>> = (0..20).map(|i| Some(format!("note {i}"))).collect();
     let two = table(
         dir.path(),
@@ -354,7 +343,7 @@ fn parquet_output_has_typed_columns_and_keeps_the_input_columns() {
 
     // From a CSV input, the kept columns are strings.
     let mut text = String::from("id,puzzle,source\n");
-    for (i, p) in puzzles(50).iter().enumerate() {
+    for (i, p) in sample_lines(50).iter().enumerate() {
         text += &format!("{i},{p},\"set, {i}\"\n");
     }
     let csv_in = write(dir.path(), "in.csv", text);
@@ -421,7 +410,7 @@ fn parquet_output_is_written_by_row_groups_and_needs_a_file() {
 #[test]
 fn verify_reads_answers_from_tables_and_npy_outputs() {
     let dir = tempfile::tempdir().unwrap();
-    let p = puzzles(400);
+    let p = sample_lines(400);
     let plain = write(
         dir.path(),
         "plain.txt",
@@ -579,10 +568,7 @@ fn a_run_over_a_table_resumes_exactly() {
     let full_text = std::fs::read_to_string(&full).unwrap();
     common::interrupt_while_reading_stdin(&args(&out));
     // Cut inside the third row group: 1,600 records and half the next.
-    let lines: Vec<&str> = full_text.lines().collect();
-    let mut partial: String = lines[..1601].iter().map(|l| format!("{l}\n")).collect();
-    partial += &lines[1601][..10];
-    std::fs::write(format!("{}.partial", out.display()), partial).unwrap();
+    common::leave_partial(&out, &full_text, 1601, 10);
     batchdoku()
         .args(args(&out))
         .arg("--resume")

@@ -19,7 +19,7 @@ engine call (10,000 by default; 50,000-100,000 amortise better).
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -64,12 +64,26 @@ def _check_columns(df: Any, inputs: dict, added: list) -> Any:
     return df
 
 
-def _with_columns(schema: Any, ddl: str) -> Any:
-    """`schema` with the columns of `ddl` ("name type, ...") after its own."""
+def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[Any, int], list]) -> Any:
+    """`df` with the columns of `ddl` ("name type, ...") added: each Arrow
+    batch goes to `compute(batch, threads)`, which gives the new columns'
+    arrays. The input columns (`inputs`, role -> name) are checked first."""
     from pyspark.sql.types import StructType, _parse_datatype_string
 
     added = _parse_datatype_string(ddl)
-    return StructType(list(schema.fields) + list(added.fields))
+    names = [f.name for f in added.fields]
+    df = _check_columns(df, inputs, names)
+    schema = StructType(list(df.schema.fields) + list(added.fields))
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        threads = task_threads()
+        for b in batches:
+            cols = list(b.columns) + compute(b, threads)
+            yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + names)
+
+    return df.mapInArrow(run, schema)
 
 
 def _strings(words: np.ndarray, codes: np.ndarray) -> Any:
@@ -89,25 +103,20 @@ def solve_df(df: Any, column: str = "puzzle", *, limit: int = 1, solver: str = "
         raise ValueError(f"solver: one of {', '.join(batchdoku._SOLVERS)} was expected, not {solver!r}")
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise ValueError(f"limit: a count of 1 or more was expected, not {limit!r}")
-    added = ["status", "solutions", "solution", "guesses"]
-    df = _check_columns(df, {"column": column}, added)
-    schema = _with_columns(df.schema, "status string, solutions int, solution string, guesses long")
 
-    def run(batches: Iterator[Any]) -> Iterator[Any]:
+    def compute(b: Any, threads: int) -> list:
         import pyarrow as pa
 
-        threads = task_threads()
-        for b in batches:
-            r = batchdoku.solve(b.column(column), limit=limit, solver=solver, threads=threads)
-            cols = list(b.columns) + [
-                _strings(batchdoku._STATUS_WORDS, r._codes),
-                pa.array(r.count.astype(np.int32)),
-                batchdoku._solution_array(r.solutions),
-                pa.array(r.guesses.astype(np.int64)),
-            ]
-            yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + added)
+        r = batchdoku.solve(b.column(column), limit=limit, solver=solver, threads=threads)
+        return [
+            _strings(batchdoku._STATUS_WORDS, r._codes),
+            pa.array(r.count.astype(np.int32)),
+            batchdoku._solution_array(r.solutions),
+            pa.array(r.guesses.astype(np.int64)),
+        ]
 
-    return df.mapInArrow(run, schema)
+    ddl = "status string, solutions int, solution string, guesses long"
+    return _add_columns(df, {"column": column}, ddl, compute)
 
 
 def verify_df(df: Any, puzzle: str = "puzzle", answer: str = "solution", *, unique: bool = False) -> Any:
@@ -115,45 +124,34 @@ def verify_df(df: Any, puzzle: str = "puzzle", answer: str = "solution", *, uniq
     the answer is right) added: each answer in ``answer`` (a solution, or a
     status word such as ``unsolvable``) checked against its puzzle, as
     :func:`batchdoku.verify` does."""
-    added = ["ok", "reason"]
-    df = _check_columns(df, {"puzzle": puzzle, "answer": answer}, added)
-    schema = _with_columns(df.schema, "ok boolean, reason string")
 
-    def run(batches: Iterator[Any]) -> Iterator[Any]:
+    def compute(b: Any, threads: int) -> list:
         import pyarrow as pa
 
-        threads = task_threads()
-        for b in batches:
-            v = batchdoku.verify(b.column(puzzle), b.column(answer), unique=unique, threads=threads)
-            cols = list(b.columns) + [pa.array(v.ok, pa.bool_()), pa.array(v.reason, pa.string())]
-            yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + added)
+        v = batchdoku.verify(b.column(puzzle), b.column(answer), unique=unique, threads=threads)
+        return [pa.array(v.ok, pa.bool_()), pa.array(v.reason, pa.string())]
 
-    return df.mapInArrow(run, schema)
+    return _add_columns(df, {"puzzle": puzzle, "answer": answer}, "ok boolean, reason string", compute)
 
 
 def rate_df(df: Any, column: str = "puzzle") -> Any:
     """The DataFrame with ``solutions`` (int), ``guesses`` (long),
     ``inference`` and ``difficulty`` (strings) added, the values
     ``batchdoku rate`` gives."""
-    added = ["solutions", "guesses", "inference", "difficulty"]
-    df = _check_columns(df, {"column": column}, added)
-    schema = _with_columns(df.schema, "solutions int, guesses long, inference string, difficulty string")
 
-    def run(batches: Iterator[Any]) -> Iterator[Any]:
+    def compute(b: Any, threads: int) -> list:
         import pyarrow as pa
 
-        threads = task_threads()
-        for b in batches:
-            r = batchdoku.rate(b.column(column), threads=threads)
-            cols = list(b.columns) + [
-                pa.array(r.solutions.astype(np.int32)),
-                pa.array(r.guesses.astype(np.int64)),
-                pa.array(r.inference.tolist(), pa.string()),
-                pa.array(r.difficulty.tolist(), pa.string()),
-            ]
-            yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + added)
+        r = batchdoku.rate(b.column(column), threads=threads)
+        return [
+            pa.array(r.solutions.astype(np.int32)),
+            pa.array(r.guesses.astype(np.int64)),
+            pa.array(r.inference.tolist(), pa.string()),
+            pa.array(r.difficulty.tolist(), pa.string()),
+        ]
 
-    return df.mapInArrow(run, schema)
+    ddl = "solutions int, guesses long, inference string, difficulty string"
+    return _add_columns(df, {"column": column}, ddl, compute)
 
 
 def generate_df(

@@ -135,8 +135,8 @@ fn run<T: Send>(
     })
 }
 
-/// Raises `KeyboardInterrupt` (via the pending signal) when a call was cut
-/// short by Ctrl-C after all; `run` normally does this itself.
+/// The `KeyboardInterrupt` for a call whose work stopped on STOP without
+/// `run` having seen the signal itself (another call's Ctrl-C set it).
 fn stopped_error() -> PyErr {
     pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")
 }
@@ -187,36 +187,18 @@ impl Puzzles<'_> {
         }
     }
 
-    /// Record `i`'s grid, or why it is not one.
+    /// Record `i`'s grid, or why it is not one: integer rows as npy rows
+    /// are read, texts as lines.
     fn grid(&self, i: usize) -> Result<Grid, ParseError> {
         match self {
             Puzzles::Ints { data, dtype } => {
                 let n = dtype.row_bytes();
                 dtype.grid(&data[i * n..(i + 1) * n])
             }
-            Puzzles::Texts(t) => match t[i] {
-                Some(text) => Grid::parse_line(text),
+            _ => match self.text(i) {
+                Some(text) => Grid::parse_line(&text),
                 None => Err(ParseError::Null),
             },
-            Puzzles::Offsets {
-                offsets,
-                data,
-                valid,
-            } => {
-                if valid.is_some_and(|v| !v[i]) {
-                    return Err(ParseError::Null);
-                }
-                let (a, b) = (offsets[i] as usize, offsets[i + 1] as usize);
-                match data.get(a..b) {
-                    Some(text) => Grid::parse_line(text),
-                    None => Err(ParseError::Null),
-                }
-            }
-            Puzzles::Fixed { data, width } => {
-                let row = &data[i * width..(i + 1) * width];
-                let end = row.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
-                Grid::parse_line(&row[..end])
-            }
         }
     }
 
@@ -380,6 +362,13 @@ fn solver_kind(name: &str) -> PyResult<SolverKind> {
 // ---------------------------------------------------------------------
 // Calls
 
+/// Rows of 81 bytes, as solve's solutions come back.
+const BYTE_ROWS: Dtype = Dtype {
+    size: 1,
+    signed: false,
+    big_endian: false,
+};
+
 type SolveArrays<'py> = (
     Bound<'py, PyArray1<u8>>,
     Bound<'py, PyArray2<u8>>,
@@ -432,7 +421,7 @@ fn solve<'py>(
                         stopped.store(true, Ordering::Relaxed);
                         return;
                     }
-                    st[j] = status_code(r.status);
+                    st[j] = r.status.code();
                     co[j] = r.solutions;
                     gu[j] = r.guesses;
                     if let Some(s) = r.solution {
@@ -453,10 +442,6 @@ fn solve<'py>(
         count.into_pyarray(py),
         guesses.into_pyarray(py),
     ))
-}
-
-fn status_code(s: Status) -> u8 {
-    Status::ALL.iter().position(|&x| x == s).expect("in ALL") as u8
 }
 
 /// The status words, in code order.
@@ -546,14 +531,11 @@ fn verify<'py>(
                 None => Err("the answer is missing (None)".into()),
             },
             (None, Some((s, c, cells))) => {
-                let status = Status::ALL
-                    .get(s[i] as usize)
-                    .copied()
+                let status = Status::from_code(s[i])
                     .ok_or_else(|| format!("status code {} is not one of solve's", s[i]))?;
-                let row: [u8; CELLS] = cells[i * CELLS..(i + 1) * CELLS].try_into().expect("81");
-                let solution = row.iter().any(|&c| c != 0).then(|| {
-                    Grid::from_cells(row).ok_or(ParseError::BadValue { cell: 0, value: 0 })
-                });
+                let row = &cells[i * CELLS..(i + 1) * CELLS];
+                // Read as an npy row of bytes: a value above 9 is named.
+                let solution = row.iter().any(|&c| c != 0).then(|| BYTE_ROWS.grid(row));
                 Ok(Claim {
                     status: Some(status),
                     solutions: Some(c[i]),

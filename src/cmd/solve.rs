@@ -8,8 +8,8 @@ use super::INTERRUPTED;
 use anyhow::{bail, Context};
 use arrow_array::RecordBatch;
 use batchdoku::batch::{
-    kept_name, kept_names, solve_chunk, status_words, write_header, write_header_kept, ChunkJob,
-    ChunkReport, KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
+    kept_name, kept_names, solve_chunk, write_header, write_header_kept, ChunkJob, ChunkReport,
+    KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
 };
 use batchdoku::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source};
 use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
@@ -170,6 +170,21 @@ fn table_writer(
         schema,
         Some(props),
     )?)
+}
+
+/// Writes the footer of a Parquet output: the writer's, or an empty table's
+/// when no record came.
+fn close_table(
+    output: &Arc<Mutex<Output>>,
+    writer: Option<(ArrowWriter<SharedOutput>, arrow_schema::SchemaRef)>,
+    several: bool,
+) -> Result<(), TableError> {
+    let writer = match writer {
+        Some((w, _)) => w,
+        None => table_writer(output, chunk_schema(several, None, None))?,
+    };
+    writer.close()?;
+    Ok(())
 }
 
 /// The schema of a chunk's Parquet results: the output's own columns, then
@@ -367,7 +382,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let format = args.format;
     let keep_columns = args.keep_columns;
     let buffers = BufferPool::new();
-    let words = status_words();
     let mut parquet: Option<(ArrowWriter<SharedOutput>, arrow_schema::SchemaRef)> = None;
 
     let result = run_ordered(
@@ -375,10 +389,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &mut jobs,
         threads * 4,
         |job: Job| {
-            let job = match job.load(&sources) {
-                Ok(job) => job,
-                Err(e) => return Err(e),
-            };
+            let job = job.load(&sources)?;
             let chunk = Chunk {
                 data: &job.data,
                 first_line: job.first_line,
@@ -406,7 +417,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 let schema = chunk_schema(several, kept, job.others.as_ref());
                 results_batch(
                     &out,
-                    &words,
                     several.then(|| names[job.file].as_str()),
                     kept.map_or(0, |(k, h)| kept_names(h, k).len()),
                     job.others.as_ref(),
@@ -435,9 +445,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             if let Err(e) = done.guard.check(&sources[done.file]) {
                 return ControlFlow::Break(Halt::Read(e));
             }
-            if keep_columns && format == OutputFormat::Parquet {
-                // Kept columns travel in the batch's schema, checked below.
-            } else if keep_columns {
+            // (With --format parquet, kept columns travel in the batch's
+            // schema, checked below.)
+            if keep_columns && format != OutputFormat::Parquet {
                 let Some((keep, header)) = &done.kept else {
                     return ControlFlow::Break(Halt::Read(anyhow::anyhow!(
                         "--keep-columns needs CSV inputs with a header; {} has none",
@@ -547,11 +557,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // A Parquet output gets its footer now, complete or not, so a kept
     // partial file is a valid table of the records written. (Closing
     // writes through the output's lock, so before we take it.)
-    let closed = match (format, parquet.take()) {
-        (OutputFormat::Parquet, Some((w, _))) => w.close().map(|_| ()),
-        (OutputFormat::Parquet, None) => table_writer(&output, chunk_schema(several, None, None))
-            .and_then(|w| Ok(w.close().map(|_| ())?))
-            .map_err(|e| parquet::errors::ParquetError::General(e.to_string())),
+    let closed = match format {
+        OutputFormat::Parquet => close_table(&output, parquet.take(), several),
         _ => Ok(()),
     };
     let result = match (result, closed) {

@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use batchdoku::engine::Source;
 use batchdoku::grid::{Grid, ParseError};
 use batchdoku::input::{
-    bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_row,
+    bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
     record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
     StreamChunks, ANSWER_COLUMNS, PUZZLE_COLUMNS,
 };
@@ -349,14 +349,7 @@ impl<'a> AnswerReader<'a> {
         column: Option<&ColumnSpec>,
         beside_puzzles: bool,
     ) -> anyhow::Result<Self> {
-        let probe = source.table(column, &ANSWER_COLUMNS, "answers", false, 0);
-        let names = match (&probe, beside_puzzles) {
-            (Ok(t), _) => t.names(),
-            (Err(_), true) => source
-                .table(None, &PUZZLE_COLUMNS, "puzzles", false, 0)?
-                .names(),
-            (Err(e), false) => bail!("{e:#}"),
-        };
+        let names = source.table_names()?;
         let has = |n: &str| names.iter().any(|c| c.eq_ignore_ascii_case(n));
         if beside_puzzles && column.is_none() && !ANSWER_COLUMNS.iter().any(|n| has(n)) {
             bail!(
@@ -367,7 +360,6 @@ impl<'a> AnswerReader<'a> {
                 names.join(", ")
             );
         }
-        probe?;
         let solve_output = column.is_none() && has("status") && has("solution");
         let table = if solve_output {
             source.table(
@@ -390,14 +382,8 @@ impl<'a> AnswerReader<'a> {
             let rows = table
                 .read(range)
                 .with_context(|| format!("cannot read {described}"))?;
-            let mut texts: Vec<Option<Vec<u8>>> = Vec::with_capacity(rows.rows);
-            let mut pos = 0;
-            while pos < rows.packed.len() {
-                let (v, len) = packed_row(&rows.packed[pos..]);
-                texts.push(v.map(<[u8]>::to_vec));
-                pos += len;
-            }
-            let mut out = Vec::with_capacity(texts.len());
+            let texts = packed_rows(&rows.packed);
+            let mut out = Vec::with_capacity(rows.rows);
             if solve_output {
                 let others = rows.others.as_ref().expect("kept");
                 let mut status: Vec<Option<String>> = Vec::new();
@@ -409,17 +395,17 @@ impl<'a> AnswerReader<'a> {
                 let counts = others
                     .column_by_name("solutions")
                     .and_then(|c| table::integers(c.as_ref()));
-                for (i, solution) in texts.into_iter().enumerate() {
+                for (i, solution) in texts.enumerate() {
                     let record = serde_json::json!({
                         "status": status.get(i).cloned().flatten(),
                         "solutions": counts.as_ref().and_then(|c| c[i]),
-                        "solution": solution.map(|s| String::from_utf8_lossy(&s).into_owned()),
+                        "solution": solution.map(String::from_utf8_lossy),
                     });
                     out.push((rows.first_row + i as u64, record.to_string().into_bytes()));
                 }
             } else {
-                for (i, text) in texts.into_iter().enumerate() {
-                    out.push((rows.first_row + i as u64, text.unwrap_or_default()));
+                for (i, text) in texts.enumerate() {
+                    out.push((rows.first_row + i as u64, text.unwrap_or_default().to_vec()));
                 }
             }
             Ok(Some(out))

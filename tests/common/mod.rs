@@ -104,3 +104,23 @@ pub fn interrupt_while_reading_stdin<S: AsRef<std::ffi::OsStr>>(args: &[S]) {
     assert_eq!(result.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
 }
+
+/// The first `n` puzzles of the shipped sample, 81 cells each.
+pub fn sample_lines(n: usize) -> Vec<String> {
+    std::fs::read_to_string(sample_path())
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .take(n)
+        .map(|l| l[..81].to_string())
+        .collect()
+}
+
+/// Leaves `OUT.partial` as a killed run would: the first `whole` lines of
+/// the finished output `full`, then `cut` bytes of the next line.
+pub fn leave_partial(out: &Path, full: &str, whole: usize, cut: usize) {
+    let lines: Vec<&str> = full.lines().collect();
+    let mut partial: String = lines[..whole].iter().map(|l| format!("{l}\n")).collect();
+    partial += &lines[whole][..cut];
+    std::fs::write(format!("{}.partial", out.display()), partial).unwrap();
+}
