@@ -422,22 +422,23 @@ pub fn is_skipped(line: &[u8]) -> bool {
 /// letter, or one of the usual single-column names.
 pub fn is_csv_header(line: &[u8]) -> bool {
     let line = line.trim_ascii();
-    let Some(first) = line.first() else {
-        return false;
-    };
-    if !first.is_ascii_alphabetic() {
+    // Names may be quoted (R and some exporters quote every field).
+    let fields = csv_fields(line);
+    let first_is_a_name = fields[0]
+        .trim_ascii()
+        .first()
+        .is_some_and(u8::is_ascii_alphabetic);
+    let names_only = fields.iter().all(|f| {
+        f.iter()
+            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b' '))
+    });
+    if !first_is_a_name || !names_only {
         return false;
     }
-    let names_only = line
-        .iter()
-        .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b' ' | b','));
-    if !names_only {
-        return false;
-    }
-    if line.contains(&b',') {
+    if fields.len() > 1 {
         return true;
     }
-    let lower = line.to_ascii_lowercase();
+    let lower = fields[0].trim_ascii().to_ascii_lowercase();
     matches!(
         lower.as_slice(),
         b"puzzle" | b"puzzles" | b"quizzes" | b"quiz" | b"sudoku" | b"grid"
@@ -1741,6 +1742,9 @@ mod tests {
         assert!(is_csv_header(b"quizzes,solutions"));
         assert!(is_csv_header(b"puzzle,solution,clues,difficulty"));
         assert!(is_csv_header(b"Puzzle"));
+        assert!(is_csv_header(b"\"id\",\"puzzle\",\"solution\""));
+        assert!(is_csv_header(b"\"Puzzle\""));
+        assert!(!is_csv_header(b"\"a,b"));
         assert!(!is_csv_header(P.as_bytes()));
         assert!(!is_csv_header(b"hello"));
         assert!(!is_csv_header(b"bad line!"));

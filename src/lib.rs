@@ -10,11 +10,16 @@
 //! - [`engine`]: inputs (files, standard input, tables) as jobs of whole
 //!   records; [`pipeline`] runs them on a pool and collects results in
 //!   order.
+//! - [`canon`]: canonical (minlex) forms, for telling disguised copies of
+//!   a puzzle apart from new ones; [`classes`]: a set of them at dataset
+//!   scale.
 //! - [`batch`]: solving a slice of records into an output buffer, the
 //!   unit of work the parallel `solve` command is built from.
 
 pub mod batch;
 pub mod bench;
+pub mod canon;
+pub mod classes;
 pub mod engine;
 pub mod generate;
 pub mod grid;

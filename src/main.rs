@@ -27,6 +27,8 @@ enum Command {
     Bench(cmd::bench::Args),
     Generate(cmd::generate::Args),
     Rate(cmd::rate::Args),
+    Canon(cmd::canon::Args),
+    Dedup(cmd::dedup::Args),
     Completions(cmd::completions::Args),
     Man(cmd::man::Args),
 }
@@ -42,6 +44,8 @@ fn main() -> ExitCode {
         Command::Bench(args) => cmd::bench::run(args),
         Command::Generate(args) => cmd::generate::run(args),
         Command::Rate(args) => cmd::rate::run(args),
+        Command::Canon(args) => cmd::canon::run(args),
+        Command::Dedup(args) => cmd::dedup::run(args),
         Command::Completions(args) => cmd::completions::run(args, Cli::command()),
         Command::Man(args) => cmd::man::run(args, Cli::command()),
     };

@@ -1,12 +1,15 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod canon;
 pub mod completions;
+pub mod dedup;
 pub mod generate;
 pub mod man;
 pub mod output;
 pub mod progress;
 pub mod rate;
+pub mod records;
 pub mod solve;
 pub mod verify;
 

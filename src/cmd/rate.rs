@@ -2,16 +2,15 @@
 
 use super::output::{refuse_output_as_input, Output};
 use super::progress::Progress;
+use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done};
 use super::INTERRUPTED;
 use anyhow::Context;
 use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
-use batchdoku::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source};
+use batchdoku::engine::{forced_format, open_sources, Halt, Source};
 use batchdoku::input::{records, ColumnSpec};
-use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use batchdoku::solver::{FastSolver, Solver};
 use std::io::Write;
-use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -81,16 +80,6 @@ impl Tally {
     }
 }
 
-struct Rated {
-    out: Vec<u8>,
-    tally: Tally,
-    bytes: usize,
-    file: usize,
-    guard: InputGuard,
-    records: u64,
-    complete: bool,
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let forced = forced_format(&args.input);
     let sources = open_sources(&args.files)?;
@@ -111,38 +100,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             )
             .context("cannot write the output")?;
     }
-    let _ = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            // A second Ctrl-C (the first waits for the chunks in flight, or
-            // for a blocked read of standard input): leave now.
-            eprintln!("\nbatchdoku: interrupted twice; the output stops early");
-            std::process::exit(130);
-        }
-    });
+    stop_on_ctrl_c();
     let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
     let progress = Progress::new(&args.progress, args.quiet, total_bytes);
     let started = Instant::now();
     let mut tally = Tally::default();
-    let mut records_done = 0u64;
-    let buffers = BufferPool::new();
-    let result = run_ordered(
+    // Rows carry line numbers, so chunks are numbered as they are cut.
+    let jobs = super::jobs(
+        &sources,
+        forced,
+        threads,
+        true,
+        0,
+        args.column.clone(),
+        args.quiet,
+    );
+    let result = each_job(
         &pool,
-        // Rows carry line numbers, so chunks are numbered as they are cut.
-        super::jobs(
-            &sources,
-            forced,
-            threads,
-            true,
-            0,
-            args.column.clone(),
-            args.quiet,
-        ),
-        threads * 4,
-        |job: Job| {
-            let job = job.load(&sources)?;
+        &sources,
+        jobs,
+        &progress,
+        |job, out| {
             let mut solver = FastSolver::new();
             solver.set_stop(Some(&INTERRUPTED));
-            let mut out = buffers.take(job.data.len() * 2);
             let mut t = Tally::default();
             let mut n = 0;
             let mut complete = true;
@@ -199,77 +179,37 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     let _ = writeln!(out, "{obj}");
                 } else {
                     if let Some(f) = file {
-                        csv_field(one_line(f.as_bytes(), None).as_bytes(), &mut out);
+                        csv_field(one_line(f.as_bytes(), None).as_bytes(), out);
                         out.push(b',');
                     }
                     let _ = write!(out, "{},", rec.line);
-                    csv_field(puzzle.as_bytes(), &mut out);
+                    csv_field(puzzle.as_bytes(), out);
                     let _ = writeln!(out, ",{solutions},{guesses},{inference},{class}");
                 }
             }
-            Ok(Rated {
-                out,
-                tally: t,
-                bytes: job.progress_bytes,
-                guard: job.data.guard(),
-                file: job.file,
+            Ok(Done {
+                value: t,
                 records: n,
                 complete,
             })
         },
-        |done: anyhow::Result<Rated>| {
-            let done = match done {
-                Ok(done) => done,
-                Err(e) => return ControlFlow::Break(Halt::Read(e)),
-            };
-            // A mapped input that shrank gave zeros for what was cut off.
-            if let Err(e) = done.guard.check(&sources[done.file]) {
-                return ControlFlow::Break(Halt::Read(e));
-            }
-            if let Err(e) = output.write_all(&done.out) {
-                return ControlFlow::Break(Halt::Write(e));
-            }
-            buffers.give(done.out);
-            tally.merge(&done.tally);
-            records_done += done.records;
-            progress.advance(done.bytes as u64, records_done, started);
-            if done.complete {
-                ControlFlow::Continue(())
-            } else {
-                ControlFlow::Break(Halt::Interrupted)
-            }
+        |bytes, t| {
+            tally.merge(&t);
+            output.write_all(bytes).map_err(Halt::Write)
         },
     );
-    progress.finish();
-    if let Err(stop) = result {
-        let _ = output.flush();
-        match stop {
-            Stop::Source(Halt::Interrupted) | Stop::Sink(Halt::Interrupted) => {
-                eprintln!("batchdoku: interrupted after {records_done} records")
-            }
-            Stop::Source(Halt::Read(e)) | Stop::Sink(Halt::Read(e)) => {
-                eprintln!("batchdoku: error: {e:#}")
-            }
-            Stop::Source(Halt::Write(e)) | Stop::Sink(Halt::Write(e)) => {
-                if e.kind() == std::io::ErrorKind::BrokenPipe && output.partial_path().is_none() {
-                    // The reader went away (e.g. `| head`): not an error.
-                    return Ok(ExitCode::SUCCESS);
-                }
-                eprintln!("batchdoku: error: cannot write the output: {e}")
-            }
-        }
-        return Ok(ExitCode::from(1));
-    }
+    let records_done = match result {
+        Ok(n) => n,
+        Err((stop, n)) => return Ok(stopped(stop, n, &mut output)),
+    };
     output.finish()?;
     if !args.quiet {
         let n = records_done.max(1) as f64;
         let seconds = started.elapsed().as_secs_f64();
-        let rate = if records_done == 0 {
-            "-".to_string()
-        } else {
-            format!("{:.0}", records_done as f64 / seconds.max(1e-9))
-        };
-        eprintln!("{records_done} records in {seconds:.3} s ({rate}/s)");
+        eprintln!(
+            "{records_done} records in {seconds:.3} s ({}/s)",
+            per_second(records_done, started)
+        );
         for d in Difficulty::ALL {
             let c = tally.classes[d as usize];
             let bar = "#".repeat((40.0 * c as f64 / n).round() as usize);

@@ -2,8 +2,12 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
+use batchdoku::canon::Transform;
 use batchdoku::input::{records, InputFormat};
 use batchdoku::Grid;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
 use std::path::{Path, PathBuf};
 
 /// A classic puzzle that singles solve, and its solution.
@@ -123,4 +127,31 @@ pub fn leave_partial(out: &Path, full: &str, whole: usize, cut: usize) {
     let mut partial: String = lines[..whole].iter().map(|l| format!("{l}\n")).collect();
     partial += &lines[whole][..cut];
     std::fs::write(format!("{}.partial", out.display()), partial).unwrap();
+}
+
+/// A random member of the group.
+pub fn random_transform(rng: &mut ChaCha8Rng) -> Transform {
+    fn order(rng: &mut ChaCha8Rng) -> [u8; 9] {
+        let mut blocks = [0u8, 1, 2];
+        blocks.shuffle(rng);
+        let mut order = [0u8; 9];
+        for (b, &block) in blocks.iter().enumerate() {
+            let mut inner = [0u8, 1, 2];
+            inner.shuffle(rng);
+            for i in 0..3 {
+                order[3 * b + i] = 3 * block + inner[i];
+            }
+        }
+        order
+    }
+    let mut digits = [1u8, 2, 3, 4, 5, 6, 7, 8, 9];
+    digits.shuffle(rng);
+    let mut map = [0u8; 10];
+    map[1..].copy_from_slice(&digits);
+    Transform {
+        transpose: rng.gen(),
+        rows: order(rng),
+        cols: order(rng),
+        digits: map,
+    }
 }

@@ -1,0 +1,281 @@
+//! `batchdoku canon`: each puzzle's canonical (minlex) form.
+
+use super::output::{refuse_output_as_input, Output};
+use super::progress::Progress;
+use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done};
+use super::INTERRUPTED;
+use anyhow::Context;
+use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
+use batchdoku::canon::Canonicalizer;
+use batchdoku::engine::{forced_format, open_sources, Halt, Source};
+use batchdoku::input::{records, ColumnSpec};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Write each puzzle's canonical form: the smallest 81-cell string (blanks
+/// below every digit, written `.`) among all the puzzles it becomes by
+/// relabelling the digits, permuting rows within a band, the bands,
+/// columns within a stack, the stacks, and transposing. Equivalent puzzles
+/// (the same puzzle in disguise) have the same form; any puzzle has one,
+/// whatever its number of solutions, and so has a solved grid.
+///
+/// Output: line (the form, or `malformed` / `invalid`), csv
+/// (line,puzzle,status,canonical,automorphisms,clues, with a leading file
+/// column for several inputs) or jsonl. `automorphisms` counts the
+/// 3,359,232 cell arrangements that, with a relabelling, map the puzzle
+/// onto itself (1 for most). Records that are not puzzles are `malformed`,
+/// puzzles that break a rule `invalid`, each with a warning naming its line.
+/// Inputs are read as by `solve` (files or standard input, line, grid, CSV,
+/// npy or Parquet).
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  batchdoku canon puzzles.txt -o forms.txt
+  batchdoku canon --format csv test.csv | sort -t, -k4 | less
+  batchdoku dedup puzzles.txt -o unique.txt       # keep one of each class
+
+Exit codes: 0 done, 1 I/O error or interrupted, 2 usage error.")]
+pub struct Args {
+    /// Puzzle files; `-` or none reads standard input.
+    pub files: Vec<PathBuf>,
+    /// Output: line, csv or jsonl.
+    #[arg(long, default_value = "line", value_parser = ["line", "csv", "jsonl"])]
+    pub format: String,
+    /// Write here instead of standard output (as OUT.partial until done).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Worker threads (0: one per core).
+    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+    /// The puzzle column of CSV and Parquet inputs: a header name, or a
+    /// number from 1. Without it, a `puzzle`, `quizzes`, `question`, `quiz`
+    /// or `sudoku` column.
+    #[arg(long, value_name = "NAME|N")]
+    pub column: Option<ColumnSpec>,
+    /// Input form: auto, line, grid, csv, npy or parquet (see `solve --help`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
+    pub input: String,
+    /// Progress bar on stderr: auto, always or never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub progress: String,
+    /// Print no summary, warnings or progress.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Records by outcome, and the first bad ones of a chunk for warnings.
+#[derive(Default)]
+struct Tally {
+    canonical: u64,
+    invalid: u64,
+    malformed: u64,
+    /// The input the chunk is from.
+    file: usize,
+    /// (line, what is wrong), at most [`WARNINGS_SHOWN`] per chunk.
+    bad: Vec<(u64, String)>,
+}
+
+/// Bad records warned about in full; the rest are counted.
+const WARNINGS_SHOWN: u64 = 10;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    Line,
+    Csv,
+    Jsonl,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let forced = forced_format(&args.input);
+    let sources = open_sources(&args.files)?;
+    let several = sources.len() > 1;
+    let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
+    let format = match args.format.as_str() {
+        "csv" => Format::Csv,
+        "jsonl" => Format::Jsonl,
+        _ => Format::Line,
+    };
+    let pool = super::thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
+    if let Some(path) = &args.output {
+        refuse_output_as_input(&sources, path)?;
+    }
+    let mut output = Output::create(args.output.as_deref(), None)?;
+    if format == Format::Csv {
+        let file = if several { "file," } else { "" };
+        output
+            .write_all(
+                format!("{file}line,puzzle,status,canonical,automorphisms,clues\n").as_bytes(),
+            )
+            .context("cannot write the output")?;
+    }
+    stop_on_ctrl_c();
+    let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
+    let progress = Progress::new(&args.progress, args.quiet, total_bytes);
+    let started = Instant::now();
+    let mut total = Tally::default();
+    let mut shown = 0u64;
+    let jobs = super::jobs(
+        &sources,
+        forced,
+        threads,
+        true,
+        0,
+        args.column.clone(),
+        args.quiet,
+    );
+    let result = each_job(
+        &pool,
+        &sources,
+        jobs,
+        &progress,
+        |job, out| {
+            let mut canon = Canonicalizer::new();
+            let mut tally = Tally {
+                file: job.file,
+                ..Tally::default()
+            };
+            let file = several.then(|| names[job.file].as_str());
+            let mut n = 0;
+            let mut complete = true;
+            for rec in records(&job.data, job.first_line, job.format) {
+                if INTERRUPTED.load(Ordering::Relaxed) {
+                    complete = false;
+                    break;
+                }
+                n += 1;
+                let (puzzle, result) = match &rec.grid {
+                    Err(e) => {
+                        tally.malformed += 1;
+                        tally.note(rec.line, format!("malformed: {e}"));
+                        (one_line(rec.raw, Some(RAW_SHOWN)), Err("malformed"))
+                    }
+                    Ok(g) => match g.validate() {
+                        Err(conflict) => {
+                            tally.invalid += 1;
+                            tally.note(rec.line, format!("invalid: {conflict}"));
+                            (g.to_line(), Err("invalid"))
+                        }
+                        Ok(()) => {
+                            let c = canon
+                                .canonical(g)
+                                .expect("a valid grid repeats no digit in a line");
+                            tally.canonical += 1;
+                            (
+                                g.to_line(),
+                                Ok((c.grid.to_line(), c.automorphisms, g.clue_count())),
+                            )
+                        }
+                    },
+                };
+                write_record(format, file, rec.line, &puzzle, &result, out);
+            }
+            Ok(Done {
+                value: tally,
+                records: n,
+                complete,
+            })
+        },
+        |bytes, tally| {
+            if !args.quiet {
+                for (line, what) in &tally.bad {
+                    if shown < WARNINGS_SHOWN {
+                        let name = &names[tally.file];
+                        progress.println(&format!("batchdoku: warning: {name}:{line}: {what}"));
+                        shown += 1;
+                    }
+                }
+            }
+            total.canonical += tally.canonical;
+            total.invalid += tally.invalid;
+            total.malformed += tally.malformed;
+            output.write_all(bytes).map_err(Halt::Write)
+        },
+    );
+    let records_done = match result {
+        Ok(n) => n,
+        Err((stop, n)) => return Ok(stopped(stop, n, &mut output)),
+    };
+    output.finish()?;
+    if !args.quiet {
+        let bad = total.malformed + total.invalid;
+        if bad > shown {
+            eprintln!(
+                "batchdoku: warning: {} more bad records not shown",
+                bad - shown
+            );
+        }
+        eprintln!(
+            "{records_done} records in {:.3} s ({}/s): {} canonical forms, {} invalid, {} malformed",
+            started.elapsed().as_secs_f64(),
+            per_second(records_done, started),
+            total.canonical,
+            total.invalid,
+            total.malformed
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+impl Tally {
+    fn note(&mut self, line: u64, what: String) {
+        if (self.bad.len() as u64) < WARNINGS_SHOWN {
+            self.bad.push((line, what));
+        }
+    }
+}
+
+/// One output record: the form (with its automorphisms and clue count) or
+/// the status word of a record that has none.
+fn write_record(
+    format: Format,
+    file: Option<&str>,
+    line: u64,
+    puzzle: &str,
+    result: &Result<(String, u64, usize), &str>,
+    out: &mut Vec<u8>,
+) {
+    match format {
+        Format::Line => {
+            let text = match result {
+                Ok((form, _, _)) => form.as_str(),
+                Err(status) => status,
+            };
+            out.extend_from_slice(text.as_bytes());
+            out.push(b'\n');
+        }
+        Format::Csv => {
+            if let Some(f) = file {
+                csv_field(one_line(f.as_bytes(), None).as_bytes(), out);
+                out.push(b',');
+            }
+            let _ = write!(out, "{line},");
+            csv_field(puzzle.as_bytes(), out);
+            let _ = match result {
+                Ok((form, automorphisms, clues)) => {
+                    writeln!(out, ",ok,{form},{automorphisms},{clues}")
+                }
+                Err(status) => writeln!(out, ",{status},,,"),
+            };
+        }
+        Format::Jsonl => {
+            let mut obj = match result {
+                Ok((form, automorphisms, clues)) => serde_json::json!({
+                    "line": line, "puzzle": puzzle, "status": "ok", "canonical": form,
+                    "automorphisms": automorphisms, "clues": clues,
+                }),
+                Err(status) => serde_json::json!({
+                    "line": line, "puzzle": puzzle, "status": status, "canonical": null,
+                    "automorphisms": null, "clues": null,
+                }),
+            };
+            if let Some(f) = file {
+                obj["file"] = f.into();
+            }
+            let _ = writeln!(out, "{obj}");
+        }
+    }
+}

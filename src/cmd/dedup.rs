@@ -1,0 +1,359 @@
+//! `batchdoku dedup`: one record per class of equivalent puzzles, or the
+//! records of a test set that no training puzzle repeats in disguise.
+
+use super::output::{refuse_output_as_input, Output};
+use super::progress::Progress;
+use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done};
+use super::INTERRUPTED;
+use anyhow::Context;
+use batchdoku::batch::{csv_field, one_line};
+use batchdoku::canon::Canonicalizer;
+use batchdoku::classes::{ClassSet, PackedForm, Seen};
+use batchdoku::engine::{forced_format, open_sources, Halt, Source};
+use batchdoku::input::{records, ColumnSpec, InputFormat};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Keep the first record of each class of equivalent puzzles (the same
+/// puzzle in disguise: relabelled digits, rows or columns permuted within
+/// bands or stacks, bands or stacks permuted, transposed; see `canon`), in
+/// input order across the files. With --against, keep instead the records
+/// equivalent to no puzzle of the TRAIN files (a leakage check between a
+/// training and a test set).
+///
+/// Records are written as they were read (a CSV input's rows with its
+/// header; npy and Parquet rows as 81-cell lines). --report lists every
+/// record left out and the one it repeats, as
+/// csv: file,line,duplicate_of_file,duplicate_of_line. Records that are
+/// not puzzles, or break a rule, have no class: they are left out with a
+/// warning naming their line.
+///
+/// Memory: a 16-byte hash-table entry per class (a 64-bit hash of its
+/// canonical form and a class number; with the table's spare room, about
+/// 2.3 GB for 100 million classes); the forms themselves go to an unnamed
+/// file in TMPDIR (49 bytes a class), read back only to confirm two equal
+/// hashes, so a hash collision never drops a record.
+#[derive(clap::Args)]
+#[command(after_help = "\
+Examples:
+  batchdoku dedup big.txt -o unique.txt --report dropped.csv
+  batchdoku dedup a.txt b.txt c.txt -o all-unique.txt
+  batchdoku dedup test.csv --against train.csv -o clean-test.csv --report leaks.csv
+
+Exit codes: 0 done, 1 I/O error or interrupted, 2 usage error.")]
+pub struct Args {
+    /// Puzzle files; `-` or none reads standard input.
+    pub files: Vec<PathBuf>,
+    /// Write the records kept here instead of standard output.
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Write the records left out here (csv).
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Keep only the records of FILES equivalent to none of these
+    /// (FILES are not deduplicated among themselves then).
+    #[arg(long, value_name = "TRAIN", num_args = 1..)]
+    pub against: Vec<PathBuf>,
+    /// Worker threads (0: one per core).
+    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+    /// The puzzle column of CSV and Parquet inputs (see `solve --help`).
+    #[arg(long, value_name = "NAME|N")]
+    pub column: Option<ColumnSpec>,
+    /// Input form: auto, line, grid, csv, npy or parquet (see `solve --help`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
+    pub input: String,
+    /// Progress bar on stderr: auto, always or never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub progress: String,
+    /// Print no summary, warnings or progress.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// A record's class, made by a worker, for the writer to decide on.
+struct Classed {
+    line: u64,
+    form: PackedForm,
+    /// The record's text in the job's output buffer.
+    text: std::ops::Range<usize>,
+}
+
+/// A job's records with a class, and the bad ones (line, what is wrong).
+struct Chunk {
+    file: usize,
+    classed: Vec<Classed>,
+    bad: Vec<(u64, String)>,
+    /// The column names of a CSV input, for the output's header.
+    header: Option<std::sync::Arc<Vec<String>>>,
+}
+
+/// Bad records warned about in full; the rest are counted.
+const WARNINGS_SHOWN: u64 = 10;
+
+/// A tag for [`ClassSet`]: where a class was first seen. The file index
+/// (which list, `against` first, and position) above bit 44, the line below.
+fn tag(file: usize, line: u64) -> u64 {
+    (file as u64) << 44 | line
+}
+
+fn untag(tag: u64) -> (usize, u64) {
+    ((tag >> 44) as usize, tag & ((1 << 44) - 1))
+}
+
+/// Counts for the summary.
+#[derive(Default)]
+struct Tally {
+    records: u64,
+    kept: u64,
+    dropped: u64,
+    bad: u64,
+    shown: u64,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let forced = forced_format(&args.input);
+    // (open_sources reads standard input for an empty list.)
+    let train = if args.against.is_empty() {
+        Vec::new()
+    } else {
+        open_sources(&args.against)?
+    };
+    if !args.against.is_empty() && args.files.is_empty() {
+        anyhow::bail!("--against needs the files to check: dedup FILES --against TRAIN");
+    }
+    let sources = open_sources(&args.files)?;
+    // Files are named by position: TRAIN files first, then FILES.
+    let names: Vec<String> = train
+        .iter()
+        .chain(&sources)
+        .map(|s| s.name().to_string())
+        .collect();
+    if names.len() >= 1 << 20 {
+        anyhow::bail!("too many input files ({})", names.len());
+    }
+    // The names as report fields, escaped once.
+    let csv_names: Vec<Vec<u8>> = names
+        .iter()
+        .map(|n| {
+            let mut field = Vec::new();
+            csv_field(one_line(n.as_bytes(), None).as_bytes(), &mut field);
+            field
+        })
+        .collect();
+    let mut row = Vec::new();
+    let pool = super::thread_pool(args.threads)?;
+    for path in args.output.iter().chain(&args.report) {
+        refuse_output_as_input(&sources, path)?;
+        refuse_output_as_input(&train, path)?;
+    }
+    let mut output = Output::create(args.output.as_deref(), None)?;
+    let mut report = match &args.report {
+        Some(path) => {
+            let mut r = Output::create(Some(path), None)?;
+            r.write_all(b"file,line,duplicate_of_file,duplicate_of_line\n")
+                .context("cannot write the report")?;
+            Some(r)
+        }
+        None => None,
+    };
+    let mut classes = ClassSet::new().context("cannot create the temporary file of forms")?;
+    stop_on_ctrl_c();
+    let started = Instant::now();
+    let mut tally = Tally::default();
+    let mut header_written = false;
+    // Pass 1 (with --against): the training classes.
+    for (pass, (list, offset)) in [(&train, 0), (&sources, train.len())]
+        .into_iter()
+        .enumerate()
+    {
+        let checking = pass == 1;
+        if list.is_empty() && !checking {
+            continue;
+        }
+        let total_bytes: u64 = list.iter().map(Source::mapped_len).sum();
+        let progress = Progress::new(&args.progress, args.quiet, total_bytes);
+        let threads = pool.current_num_threads();
+        let jobs = super::jobs(
+            list,
+            forced,
+            threads,
+            true,
+            0,
+            args.column.clone(),
+            args.quiet,
+        );
+        let against = !train.is_empty();
+        let result = each_job(
+            &pool,
+            list,
+            jobs,
+            &progress,
+            |job, out| {
+                let mut canon = Canonicalizer::new();
+                let mut chunk = Chunk {
+                    file: offset + job.file,
+                    classed: Vec::new(),
+                    bad: Vec::new(),
+                    header: job.header.clone(),
+                };
+                let binary = matches!(job.format, InputFormat::Npy(_) | InputFormat::Rows);
+                let mut n = 0;
+                let mut complete = true;
+                for rec in records(&job.data, job.first_line, job.format) {
+                    if INTERRUPTED.load(Ordering::Relaxed) {
+                        complete = false;
+                        break;
+                    }
+                    n += 1;
+                    let g = match &rec.grid {
+                        Ok(g) => g,
+                        Err(e) => {
+                            chunk.bad.push((rec.line, format!("malformed: {e}")));
+                            continue;
+                        }
+                    };
+                    if let Err(conflict) = g.validate() {
+                        chunk.bad.push((rec.line, format!("invalid: {conflict}")));
+                        continue;
+                    }
+                    let form = canon
+                        .canonical(g)
+                        .expect("a valid grid repeats no digit in a line");
+                    let start = out.len();
+                    if checking {
+                        if binary {
+                            out.extend_from_slice(g.to_line().as_bytes());
+                        } else {
+                            out.extend_from_slice(rec.raw);
+                        }
+                        out.push(b'\n');
+                    }
+                    chunk.classed.push(Classed {
+                        line: rec.line,
+                        form: PackedForm::new(&form.grid),
+                        text: start..out.len(),
+                    });
+                }
+                Ok(Done {
+                    value: chunk,
+                    records: n,
+                    complete,
+                })
+            },
+            |bytes, chunk| {
+                tally.records += (chunk.classed.len() + chunk.bad.len()) as u64;
+                tally.bad += chunk.bad.len() as u64;
+                if !args.quiet {
+                    for (line, what) in &chunk.bad {
+                        if tally.shown < WARNINGS_SHOWN {
+                            progress.println(&format!(
+                                "batchdoku: warning: {}:{line}: {what} (left out)",
+                                names[chunk.file]
+                            ));
+                            tally.shown += 1;
+                        }
+                    }
+                }
+                if checking && !header_written {
+                    if let Some(header) = &chunk.header {
+                        let mut line = Vec::new();
+                        for (i, name) in header.iter().enumerate() {
+                            if i > 0 {
+                                line.push(b',');
+                            }
+                            csv_field(name.as_bytes(), &mut line);
+                        }
+                        line.push(b'\n');
+                        output.write_all(&line).map_err(Halt::Write)?;
+                    }
+                    header_written = true;
+                }
+                for c in &chunk.classed {
+                    let here = tag(chunk.file, c.line);
+                    let seen = if !checking {
+                        classes.insert(&c.form, here)
+                    } else if against {
+                        Ok(classes.find(&c.form).map_or(Seen::New, Seen::Before))
+                    } else {
+                        classes.insert(&c.form, here)
+                    };
+                    let seen = seen.map_err(|e| {
+                        Halt::Read(anyhow::Error::new(e).context("the temporary file of forms"))
+                    })?;
+                    if !checking {
+                        continue;
+                    }
+                    match seen {
+                        Seen::New => {
+                            tally.kept += 1;
+                            output
+                                .write_all(&bytes[c.text.clone()])
+                                .map_err(Halt::Write)?;
+                        }
+                        Seen::Before(first) => {
+                            tally.dropped += 1;
+                            if let Some(report) = report.as_mut() {
+                                let (file, line) = untag(first);
+                                row.clear();
+                                row.extend_from_slice(&csv_names[chunk.file]);
+                                let _ = write!(row, ",{},", c.line);
+                                row.extend_from_slice(&csv_names[file]);
+                                let _ = writeln!(row, ",{line}");
+                                report.write_all(&row).map_err(Halt::Write)?;
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            },
+        );
+        if let Err((stop, n)) = result {
+            if let Some(r) = report.as_mut() {
+                let _ = r.flush();
+            }
+            return Ok(stopped(stop, n, &mut output));
+        }
+        if !checking && !args.quiet {
+            eprintln!(
+                "{} training classes from {} records",
+                classes.len(),
+                tally.records
+            );
+            tally = Tally {
+                shown: tally.shown,
+                ..Tally::default()
+            };
+        }
+    }
+    output.finish()?;
+    if let Some(r) = report.as_mut() {
+        r.finish()?;
+    }
+    if !args.quiet {
+        if tally.bad > tally.shown {
+            eprintln!(
+                "batchdoku: warning: {} more bad records not shown",
+                tally.bad - tally.shown
+            );
+        }
+        let what = if train.is_empty() {
+            "duplicates"
+        } else {
+            "equivalent to a training puzzle"
+        };
+        eprintln!(
+            "{} records in {:.3} s ({}/s): {} kept, {} {what}, {} malformed or invalid left out",
+            tally.records,
+            started.elapsed().as_secs_f64(),
+            per_second(tally.records, started),
+            tally.kept,
+            tally.dropped,
+            tally.bad
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

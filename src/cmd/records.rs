@@ -1,0 +1,146 @@
+//! The driver of the commands that turn each record into a line of output
+//! (`rate`, `canon`) or decide record by record (`dedup`): the engine's
+//! jobs on the pool, their results handed on in input order, the progress
+//! bar, and how a run that stops early is told.
+
+use super::output::Output;
+use super::progress::Progress;
+use super::INTERRUPTED;
+use batchdoku::engine::{Halt, InputGuard, Job, Jobs, Source};
+use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
+use std::ops::ControlFlow;
+use std::process::ExitCode;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// What `work` made of one job.
+pub struct Done<T> {
+    /// Whatever the command keeps besides its output bytes.
+    pub value: T,
+    /// Records handled (and written to the output buffer).
+    pub records: u64,
+    /// False when Ctrl-C cut the job short: the run stops after it.
+    pub complete: bool,
+}
+
+/// A job's results on their way to the sink.
+struct Finished<T> {
+    out: Vec<u8>,
+    done: Done<T>,
+    file: usize,
+    bytes: usize,
+    guard: InputGuard,
+}
+
+/// Ctrl-C sets [`INTERRUPTED`] (workers stop at the next record, and what
+/// is finished is kept); a second one leaves at once.
+pub fn stop_on_ctrl_c() {
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            // A second Ctrl-C (the first waits for the chunks in flight, or
+            // for a blocked read of standard input): leave now.
+            eprintln!("\nbatchdoku: interrupted twice; the output stops early");
+            std::process::exit(130);
+        }
+    });
+}
+
+/// Runs `work` on every job (each loaded on its worker, with an output
+/// buffer to fill) and `sink` on the results in input order, advancing
+/// `progress`. Returns the records done, or why the run stopped with the
+/// records done until then.
+pub fn each_job<T: Send>(
+    pool: &rayon::ThreadPool,
+    sources: &[Source],
+    jobs: Jobs<'_>,
+    progress: &Progress,
+    work: impl Fn(&Job, &mut Vec<u8>) -> anyhow::Result<Done<T>> + Sync,
+    mut sink: impl FnMut(&[u8], T) -> Result<(), Halt>,
+) -> Result<u64, (Stop<Halt>, u64)> {
+    let started = Instant::now();
+    let buffers = BufferPool::new();
+    let threads = pool.current_num_threads();
+    let mut records_done = 0u64;
+    let result = run_ordered(
+        pool,
+        jobs,
+        threads * 4,
+        |job: Job| -> anyhow::Result<Finished<T>> {
+            let job = job.load(sources)?;
+            let mut out = buffers.take(job.data.len() * 2);
+            let done = work(&job, &mut out)?;
+            Ok(Finished {
+                out,
+                done,
+                file: job.file,
+                bytes: job.progress_bytes,
+                guard: job.data.guard(),
+            })
+        },
+        |finished: anyhow::Result<Finished<T>>| {
+            let f = match finished {
+                Ok(f) => f,
+                Err(e) => return ControlFlow::Break(Halt::Read(e)),
+            };
+            // A mapped input that shrank gave zeros for what was cut off.
+            if let Err(e) = f.guard.check(&sources[f.file]) {
+                return ControlFlow::Break(Halt::Read(e));
+            }
+            if let Err(halt) = sink(&f.out, f.done.value) {
+                return ControlFlow::Break(halt);
+            }
+            buffers.give(f.out);
+            records_done += f.done.records;
+            progress.advance(f.bytes as u64, records_done, started);
+            if f.done.complete {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(Halt::Interrupted)
+            }
+        },
+    );
+    progress.finish();
+    result
+        .map(|()| records_done)
+        .map_err(|stop| (stop, records_done))
+}
+
+/// Says on stderr why a run stopped early, keeps what `output` holds (a
+/// file stays `.partial`), and gives the exit code: 0 when only the reader
+/// of standard output went away (`| head`), else 1.
+pub fn stopped(stop: Stop<Halt>, records_done: u64, output: &mut Output) -> ExitCode {
+    let _ = output.flush();
+    match stop {
+        Stop::Source(Halt::Interrupted) | Stop::Sink(Halt::Interrupted) => {
+            eprintln!("batchdoku: interrupted after {records_done} records")
+        }
+        Stop::Source(Halt::Read(e)) | Stop::Sink(Halt::Read(e)) => {
+            eprintln!("batchdoku: error: {e:#}")
+        }
+        Stop::Source(Halt::Write(e)) | Stop::Sink(Halt::Write(e)) => {
+            if e.kind() == std::io::ErrorKind::BrokenPipe && output.partial_path().is_none() {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("batchdoku: error: cannot write the output: {e}")
+        }
+    }
+    if let Some(partial) = output.partial_path() {
+        eprintln!(
+            "batchdoku: the output so far is in {} (incomplete)",
+            partial.display()
+        );
+    }
+    ExitCode::from(1)
+}
+
+/// Records per second for a summary line.
+pub fn per_second(records: u64, started: Instant) -> String {
+    if records == 0 {
+        "-".to_string()
+    } else {
+        format!(
+            "{:.0}",
+            records as f64 / started.elapsed().as_secs_f64().max(1e-9)
+        )
+    }
+}
