@@ -1,5 +1,5 @@
 //! Criterion benches: each solver variant on samples of each kind of puzzle,
-//! and the line parser. Uses ../shared/datasets when present, the project's
+//! canonical forms, and the line parser. Uses ../shared/datasets when present, the project's
 //! own datasets/sample.txt otherwise.
 
 use batchdoku::input::{records, InputFormat};
@@ -67,6 +67,50 @@ fn solvers(c: &mut Criterion) {
     }
 }
 
+/// Canonical forms (`canon`), and the class set `dedup` fills, on each
+/// kind of puzzle and on solved grids (their solutions).
+fn canonical_forms(c: &mut Criterion) {
+    use batchdoku::canon::Canonicalizer;
+    use batchdoku::classes::{ClassSet, PackedForm};
+    for (name, puzzles) in datasets() {
+        let mut group = c.benchmark_group(format!("canon/{name}"));
+        group.throughput(Throughput::Elements(puzzles.len() as u64));
+        let mut canon = Canonicalizer::new();
+        group.bench_function("puzzles", |b| {
+            b.iter(|| {
+                for p in &puzzles {
+                    black_box(canon.canonical(black_box(p)));
+                }
+            })
+        });
+        let mut solver = SolverKind::Fast.build();
+        let grids: Vec<Grid> = puzzles
+            .iter()
+            .filter_map(|p| solver.solve(p, 1).solution)
+            .collect();
+        group.bench_function("solved_grids", |b| {
+            b.iter(|| {
+                for g in &grids {
+                    black_box(canon.canonical(black_box(g)));
+                }
+            })
+        });
+        let forms: Vec<PackedForm> = puzzles
+            .iter()
+            .map(|p| PackedForm::new(&canon.canonical(p).unwrap().grid))
+            .collect();
+        group.bench_function("class_set_insert_twice", |b| {
+            b.iter(|| {
+                let mut set = ClassSet::new().unwrap();
+                for (i, f) in forms.iter().chain(&forms).enumerate() {
+                    black_box(set.insert(f, i as u64).unwrap());
+                }
+            })
+        });
+        group.finish();
+    }
+}
+
 fn parser(c: &mut Criterion) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let data = std::fs::read(root.join("datasets/sample.txt")).unwrap();
@@ -130,5 +174,5 @@ fn chunk_pipeline(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, solvers, parser, chunk_pipeline);
+criterion_group!(benches, solvers, canonical_forms, parser, chunk_pipeline);
 criterion_main!(benches);

@@ -43,6 +43,7 @@ __all__ = [
     "solve",
     "verify",
     "rate",
+    "canon",
     "generate",
     "read",
     "SolveResult",
@@ -264,6 +265,52 @@ class RateResult(NamedTuple):
     difficulty: np.ndarray
 
 
+class CanonResult(NamedTuple):
+    """What :func:`canon` found, one entry per input puzzle, in order.
+
+    - ``forms``: uint8 array (N, 81), each puzzle's canonical (minlex) form
+      with 0 for blanks; 0 rows where ``status`` is not ``ok``.
+    - ``automorphisms``: how many of the 3,359,232 cell arrangements (each
+      with a relabelling) map the puzzle onto itself; 0 where not ``ok``.
+    - ``status``: str array: ``ok``, ``invalid`` or ``malformed``.
+    """
+
+    forms: np.ndarray
+    automorphisms: np.ndarray
+    status: np.ndarray
+
+    def form_strings(self) -> List[Optional[str]]:
+        """Each form as 81 characters (``.`` for blanks, as ``batchdoku
+        canon`` writes it), or None where there is none.
+
+        >>> batchdoku.canon(["." * 80 + "7"]).form_strings()[0][:9]
+        '.........'
+        """
+        ok = self.status == "ok"
+        text = _form_text(self.forms).view("S81").reshape(-1)
+        return [t.decode() if k else None for t, k in zip(text.tolist(), ok.tolist())]
+
+
+def _form_text(forms: np.ndarray) -> np.ndarray:
+    """(N, 81) cell values as the bytes of their line form: digits, and
+    ``.`` for blanks."""
+    return np.where(forms == 0, np.uint8(ord(".")), forms + np.uint8(ord("0"))).astype(np.uint8)
+
+
+def _form_array(r: "CanonResult") -> Any:
+    """The forms as an Arrow string array, null where there is none, built
+    from buffers (no Python object per row)."""
+    import pyarrow as pa
+
+    n = len(r.forms)
+    ok = r.status == "ok"
+    data = _form_text(r.forms[ok]).reshape(-1)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(ok * 81, out=offsets[1:])
+    validity = pa.py_buffer(np.packbits(ok, bitorder="little")) if not ok.all() else None
+    return pa.StringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data), validity, null_count=int(n - ok.sum()))
+
+
 class ReadResult(NamedTuple):
     """The records of a file: ``puzzles`` (N, 81) uint8 (0 rows for malformed
     records), each record's ``lines`` number (the row index for npy and
@@ -330,6 +377,25 @@ def rate(puzzles: Any, *, threads: int = 0) -> RateResult:
     """
     sols, guesses, inf, dif = _batchdoku.rate(_spec(puzzles), _threads(threads))
     return RateResult(sols, guesses, _INFERENCE_WORDS[inf], _DIFFICULTY_WORDS[dif])
+
+
+_CANON_WORDS = np.array(["ok", "invalid", "malformed"])
+
+
+def canon(puzzles: Any, *, threads: int = 0) -> CanonResult:
+    """Each puzzle's canonical form, as ``batchdoku canon`` gives it: the
+    smallest 81-cell string (blanks below every digit) among all the puzzles
+    it becomes by relabelling digits, permuting rows within bands, bands,
+    columns within stacks, stacks, and transposing. Equivalent puzzles (the
+    same puzzle in disguise) share one form, whatever their number of
+    solutions; solved grids have one too.
+
+    >>> a = batchdoku.canon(["1" + "." * 80, "." * 80 + "9"]).form_strings()
+    >>> a[0] == a[1]
+    True
+    """
+    forms, automorphisms, codes = _batchdoku.canon(_spec(puzzles), _threads(threads))
+    return CanonResult(forms, automorphisms, _CANON_WORDS[codes])
 
 
 def generate(

@@ -26,6 +26,9 @@ def rate(
 ) -> Tuple[
     npt.NDArray[np.uint32], npt.NDArray[np.uint64], npt.NDArray[np.uint8], npt.NDArray[np.uint8]
 ]: ...
+def canon(
+    spec: Spec, threads: int
+) -> Tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint64], npt.NDArray[np.uint8]]: ...
 def generate(
     n: int,
     seed: int,

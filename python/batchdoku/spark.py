@@ -25,7 +25,7 @@ import numpy as np
 
 import batchdoku
 
-__all__ = ["solve_df", "verify_df", "rate_df", "generate_df", "task_threads"]
+__all__ = ["solve_df", "verify_df", "rate_df", "canon_df", "dedup_df", "generate_df", "task_threads"]
 
 
 def task_threads() -> int:
@@ -152,6 +152,60 @@ def rate_df(df: Any, column: str = "puzzle") -> Any:
 
     ddl = "solutions int, guesses long, inference string, difficulty string"
     return _add_columns(df, {"column": column}, ddl, compute)
+
+
+def canon_df(df: Any, column: str = "puzzle") -> Any:
+    """The DataFrame with ``canonical`` (string) and ``automorphisms``
+    (long) added: each puzzle's canonical form and its automorphism count,
+    as :func:`batchdoku.canon` gives them; both null for an invalid,
+    malformed or null puzzle. Equivalent puzzles (the same puzzle in
+    disguise) get the same ``canonical``: use it as a key to group, join or
+    deduplicate (see :func:`dedup_df`)."""
+
+    def compute(b: Any, threads: int) -> list:
+        import pyarrow as pa
+
+        r = batchdoku.canon(b.column(column), threads=threads)
+        ok = r.status == "ok"
+        return [batchdoku._form_array(r), pa.array(r.automorphisms.astype(np.int64), mask=~ok)]
+
+    return _add_columns(df, {"column": column}, "canonical string, automorphisms long", compute)
+
+
+def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) -> Any:
+    """Splits `df` into the first row of each class of equivalent puzzles
+    and the rest: returns ``(kept, dropped)``, both with ``canonical`` and
+    ``automorphisms`` added (:func:`canon_df`); with ``order``, ``dropped``
+    also has ``duplicate_of``, the ``order`` value of the kept row it
+    repeats (without it, join the two on ``canonical``). Each of the two
+    recomputes the forms when used: ``cache()`` the input, or write one
+    and read it back, when both are needed.
+
+    "First" is by the ``order`` column (e.g. an id or a line number); by
+    default, by a ``monotonically_increasing_id`` taken before the shuffle,
+    which follows the input's partitions and rows (a file's row order).
+    Rows without a class (invalid, malformed, null puzzles) are all kept.
+    The canonical form is the shuffle key: the work spreads over the
+    cluster, and only the classes that repeat move twice.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    key = order or "_batchdoku_order"
+    if order is None:
+        df = df.withColumn(key, F.monotonically_increasing_id())
+    elif order not in df.columns:
+        raise ValueError(f"order: no column {order!r}; the DataFrame has {', '.join(df.columns)}")
+    forms = canon_df(df, column)
+    by_class = Window.partitionBy("canonical").orderBy(F.col(key).asc())
+    ranked = forms.withColumn("duplicate_of", F.when(F.col("canonical").isNotNull(), F.first(key).over(by_class)))
+    kept = ranked.where(F.col("duplicate_of").isNull() | (F.col("duplicate_of") == F.col(key))).drop("duplicate_of")
+    dropped = ranked.where(F.col("duplicate_of").isNotNull() & (F.col("duplicate_of") != F.col(key)))
+    if order is None:
+        # Generated ids mean nothing outside this call: the canonical
+        # form is the key that ties a dropped row to the kept one.
+        kept, dropped = kept.drop(key), dropped.drop(key, "duplicate_of")
+    return kept, dropped
 
 
 def generate_df(

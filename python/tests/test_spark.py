@@ -136,3 +136,69 @@ def test_rdd_pipe_through_the_cli_equals_solve_on_the_file(spark, cli):
     assert len(checked) == len(pairs)
     assert [i for i, c in enumerate(checked) if c != "ok"] == [7]
     assert checked[7].startswith("wrong: ")
+
+
+def test_canon_df_and_dedup_df_find_the_planted_classes(spark, cli, tmp_path, sample_lines):
+    import random
+
+    from batchdoku.spark import canon_df, dedup_df
+    from test_canon import disguise
+
+    rng = random.Random(15)
+    base = sample_lines[:40] + [EMPTY, UNSOLVABLE]
+    rows = base + [disguise(rng.choice(base), rng) for _ in range(80)]
+    rng.shuffle(rows)
+    puzzles = rows + [INVALID, "garbage", None]
+    df = spark.createDataFrame([(i, p) for i, p in enumerate(puzzles)], "line long, puzzle string").repartition(3)
+    got = sorted(canon_df(df).collect(), key=lambda r: r.line)
+    want = batchdoku.canon(puzzles[:-1])
+    assert [r.canonical for r in got] == want.form_strings() + [None]
+    assert [r.automorphisms for r in got[:-1]] == [int(a) if s == "ok" else None for a, s in zip(want.automorphisms, want.status)]
+
+    # dedup_df keeps what the command line keeps (bad rows aside: the CLI
+    # leaves them out, the DataFrame keeps them), and says what each
+    # dropped row repeats.
+    path = tmp_path / "rows.txt"
+    path.write_text("\n".join(rows) + "\n")
+    report = tmp_path / "dropped.csv"
+    cli_kept = run_cli(cli, "dedup", "-q", str(path), "--report", str(report)).splitlines()
+    kept, dropped = dedup_df(df, order="line")
+    kept_rows = sorted(kept.collect(), key=lambda r: r.line)
+    assert [r.puzzle for r in kept_rows] == cli_kept + [INVALID, "garbage", None]
+    cli_dropped = {int(f[1]) - 1: int(f[3]) - 1 for f in (l.split(",") for l in report.read_text().splitlines()[1:])}
+    assert {r.line: r.duplicate_of for r in dropped.collect()} == cli_dropped
+    # Without an order: input order, the same rows.
+    kept, dropped = dedup_df(spark.createDataFrame([(p,) for p in rows], "puzzle string"))
+    assert sorted(r.puzzle for r in kept.collect()) == sorted(cli_kept)
+    assert dropped.count() == len(rows) - len(cli_kept)
+
+
+def test_the_dedup_example_runs(spark, tmp_path, sample_lines):
+    """examples/spark_dedup.py in local mode, on a CSV with copies of its
+    rows, and against a training file."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    import random
+
+    from test_canon import disguise
+
+    rng = random.Random(3)
+    base = sample_lines[:30]
+    test_rows = base + [disguise(p, rng) for p in base[:10]]
+    pacsv.write_csv(pa.table({"id": list(range(len(test_rows))), "quizzes": test_rows}), tmp_path / "test.csv")
+    pacsv.write_csv(pa.table({"quizzes": [disguise(p, rng) for p in base[20:]]}), tmp_path / "train.csv")
+    example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "spark_dedup.py")
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    out = subprocess.run(
+        [sys.executable, example, str(tmp_path / "test.csv"), str(tmp_path / "out")],
+        capture_output=True, text=True, env=env, check=True,
+    )
+    assert "30 rows kept, 10 repeats" in out.stdout, out.stdout + out.stderr
+    kept = spark.read.parquet(str(tmp_path / "out" / "kept"))
+    assert sorted(int(r.id) for r in kept.collect()) == list(range(30))
+    out = subprocess.run(
+        [sys.executable, example, str(tmp_path / "test.csv"), str(tmp_path / "out2"), "--against", str(tmp_path / "train.csv")],
+        capture_output=True, text=True, env=env, check=True,
+    )
+    # base[20:30] are in the training set in disguise.
+    assert "30 rows kept, 10 equivalent" in out.stdout, out.stdout + out.stderr
