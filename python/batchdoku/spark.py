@@ -9,6 +9,7 @@ installed too (see docs/spark.md).
 >>> from batchdoku.spark import solve_df
 >>> df = spark.read.csv("sudoku.csv", header=True)          # quizzes,solutions
 >>> solve_df(df, "quizzes").write.parquet("solved.parquet")
+>>> kept, dropped = dedup_df(df, "quizzes")                  # one row per class
 
 Each task uses ``spark.task.cpus`` engine threads (1 by default): Spark's
 own parallelism is one task per core, and a pool per task the size of the
