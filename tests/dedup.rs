@@ -288,3 +288,29 @@ fn dedup_keeps_a_csv_header_and_whole_rows_and_leaves_out_bad_records() {
     assert!(err.contains(":2: malformed"), "{err}");
     assert!(err.contains("2 kept, 1 duplicates, 1 malformed"), "{err}");
 }
+
+/// Ctrl-C while the second input (standard input) is awaited: exit 1, the
+/// output left as OUT.partial holding exactly what the first file gives.
+#[cfg(unix)]
+#[test]
+fn interrupted_runs_keep_what_is_finished_as_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lines, _) = planted(20, 30, 14);
+    let input = write(dir.path(), "a.txt", lines.join("\n") + "\n");
+    for command in ["canon", "dedup"] {
+        let out = dir.path().join(format!("{command}.out"));
+        let args = [
+            command.as_ref(),
+            input.as_os_str(),
+            "-".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ];
+        common::interrupt_while_reading_stdin(&args);
+        assert!(!out.exists(), "{command}");
+        let partial =
+            std::fs::read_to_string(dir.path().join(format!("{command}.out.partial"))).unwrap();
+        let whole = stdout_of(batchdoku().args([command, "-q"]).arg(&input));
+        assert_eq!(partial, whole, "{command}");
+    }
+}

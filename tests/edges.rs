@@ -262,3 +262,60 @@ fn figures_over_zero_records_are_dashes() {
         .success()
         .stderr(predicate::str::contains("(-/s)"));
 }
+
+/// `-o /dev/stdout` with standard output redirected to a file writes
+/// through the descriptor: the file gets the answers and /dev/stdout stays
+/// what it was (renaming a partial over it replaced the link with a plain
+/// file when run as root).
+#[cfg(unix)]
+#[test]
+fn output_to_dev_stdout_writes_through_the_descriptor() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "p.txt", format!("{CLASSIC}\n"));
+    let out = dir.path().join("redirected.txt");
+    let was = std::fs::symlink_metadata("/dev/stdout").map(|m| m.file_type().is_symlink());
+    let status = std::process::Command::new(common::bin())
+        .args(["solve", "-q"])
+        .arg(&input)
+        .args(["-o", "/dev/stdout"])
+        .stdout(std::fs::File::create(&out).unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        format!("{CLASSIC_SOLUTION}\n")
+    );
+    let now = std::fs::symlink_metadata("/dev/stdout").map(|m| m.file_type().is_symlink());
+    assert_eq!(was.ok(), now.ok());
+    assert!(!std::path::Path::new("/dev/stdout.partial").exists());
+}
+
+/// `-o LINK` where LINK is a symbolic link (even to a file not made yet):
+/// the answers land in its target and the link stays a link.
+#[cfg(unix)]
+#[test]
+fn output_through_a_symbolic_link_keeps_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "p.txt", format!("{CLASSIC}\n"));
+    let link = dir.path().join("answers.txt");
+    std::os::unix::fs::symlink("target.txt", &link).unwrap();
+    for _ in 0..2 {
+        batchdoku()
+            .args(["solve", "-q"])
+            .arg(&input)
+            .arg("-o")
+            .arg(&link)
+            .assert()
+            .success();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let target = dir.path().join("target.txt");
+        assert_eq!(
+            std::fs::read_to_string(target).unwrap(),
+            format!("{CLASSIC_SOLUTION}\n")
+        );
+    }
+}

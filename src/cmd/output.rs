@@ -40,8 +40,37 @@ pub fn partial_name(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// `-`, and the names of standard output itself: a file behind them is
+/// the one the shell opened (perhaps for appending), written through the
+/// descriptor, never replaced.
 fn is_stdout(path: Option<&Path>) -> bool {
-    path.is_none_or(|p| p.as_os_str() == "-")
+    path.is_none_or(|p| {
+        ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+            .iter()
+            .any(|name| p.as_os_str() == *name)
+    })
+}
+
+/// Where a file output goes: written in place (devices, pipes, anything
+/// under /dev or /proc, which must never be renamed over), or as a partial
+/// file renamed at the end onto this path (a symbolic link's target, so
+/// the link stays).
+fn final_place(path: &Path) -> Option<PathBuf> {
+    let not_a_file = std::fs::metadata(path).is_ok_and(|m| !m.is_file());
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let system = |p: &Path| p.starts_with("/dev") || p.starts_with("/proc");
+    let link = std::fs::read_link(path).ok();
+    if not_a_file || system(&absolute) || link.as_deref().is_some_and(system) {
+        return None;
+    }
+    match link {
+        // A link to a file not made yet: its target, beside the link.
+        Some(target) => Some(std::fs::canonicalize(path).unwrap_or_else(|_| {
+            path.parent()
+                .map_or_else(|| target.clone(), |dir| dir.join(&target))
+        })),
+        None => Some(path.to_path_buf()),
+    }
 }
 
 /// What `--resume` found in an existing partial output.
@@ -52,17 +81,21 @@ pub struct Resumed {
 }
 
 impl Output {
-    /// Standard output for `None` or `-`, else a new file at `path`. An
-    /// existing path that is not a regular file (`/dev/null`, a FIFO, a
-    /// terminal) is written in place: renaming over it would replace the
-    /// device or pipe with a plain file. With `run`, a file output gets the
-    /// record of its run beside its partial, for `--resume`.
+    /// Standard output for `None`, `-` or `/dev/stdout`, else a new file at
+    /// `path`. An existing path that is not a regular file (`/dev/null`, a
+    /// FIFO, a terminal), or any path under /dev or /proc, is written in
+    /// place: renaming over it would replace the device, pipe or link with
+    /// a plain file. A symbolic link is followed, so the link stays. With
+    /// `run`, a file output gets the record of its run beside its partial,
+    /// for `--resume`.
     pub fn create(path: Option<&Path>, run: Option<&serde_json::Value>) -> anyhow::Result<Output> {
         if is_stdout(path) {
             return Ok(Output::stdout());
         }
-        let path = path.expect("not stdout");
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let given = path.expect("not stdout");
+        let place = final_place(given);
+        let Some(path) = place.as_deref() else {
+            let path = given;
             let f = OpenOptions::new()
                 .write(true)
                 .open(path)
@@ -72,7 +105,7 @@ impl Output {
                 target: path.display().to_string(),
                 file: None,
             });
-        }
+        };
         let partial = partial_name(path);
         let record = run_record_name(path);
         match run {
@@ -97,6 +130,9 @@ impl Output {
         run: &serde_json::Value,
         count: RecordCounter,
     ) -> anyhow::Result<Option<Resumed>> {
+        // The partial sits where `create` put it (beside a link's target).
+        let resolved = final_place(path);
+        let path = resolved.as_deref().unwrap_or(path);
         let partial = partial_name(path);
         let mut f = match OpenOptions::new().read(true).write(true).open(&partial) {
             Ok(f) => f,
