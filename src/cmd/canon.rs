@@ -2,13 +2,13 @@
 
 use super::output::{refuse_output_as_input, Output};
 use super::progress::Progress;
-use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done};
+use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::INTERRUPTED;
 use anyhow::Context;
 use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
 use batchdoku::canon::Canonicalizer;
 use batchdoku::engine::{forced_format, open_sources, Halt, Source};
-use batchdoku::input::{records, ColumnSpec};
+use batchdoku::input::records;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -47,23 +47,8 @@ pub struct Args {
     /// Write here instead of standard output (as OUT.partial until done).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
-    pub threads: usize,
-    /// The puzzle column of CSV and Parquet inputs: a header name, or a
-    /// number from 1. Without it, a `puzzle`, `quizzes`, `question`, `quiz`
-    /// or `sudoku` column.
-    #[arg(long, value_name = "NAME|N")]
-    pub column: Option<ColumnSpec>,
-    /// Input form: auto, line, grid, csv, npy or parquet (see `solve --help`).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
-    pub input: String,
-    /// Progress bar on stderr: auto, always or never.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
-    pub progress: String,
-    /// Print no summary, warnings or progress.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 /// Records by outcome, and the first bad ones of a chunk for warnings.
@@ -89,7 +74,7 @@ enum Format {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = forced_format(&args.input);
+    let forced = forced_format(&args.read.input);
     let sources = open_sources(&args.files)?;
     let several = sources.len() > 1;
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
@@ -98,7 +83,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "jsonl" => Format::Jsonl,
         _ => Format::Line,
     };
-    let pool = super::thread_pool(args.threads)?;
+    let pool = super::thread_pool(args.read.threads)?;
     let threads = pool.current_num_threads();
     if let Some(path) = &args.output {
         refuse_output_as_input(&sources, path)?;
@@ -114,7 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     stop_on_ctrl_c();
     let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
-    let progress = Progress::new(&args.progress, args.quiet, total_bytes);
+    let progress = Progress::new(&args.read.progress, args.read.quiet, total_bytes);
     let started = Instant::now();
     let mut total = Tally::default();
     let mut shown = 0u64;
@@ -124,8 +109,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         threads,
         true,
         0,
-        args.column.clone(),
-        args.quiet,
+        args.read.column.clone(),
+        args.read.quiet,
     );
     let result = each_job(
         &pool,
@@ -180,7 +165,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             })
         },
         |bytes, tally| {
-            if !args.quiet {
+            if !args.read.quiet {
                 for (line, what) in &tally.bad {
                     if shown < WARNINGS_SHOWN {
                         let name = &names[tally.file];
@@ -200,7 +185,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err((stop, n)) => return Ok(stopped(stop, n, &mut output)),
     };
     output.finish()?;
-    if !args.quiet {
+    if !args.read.quiet {
         let bad = total.malformed + total.invalid;
         if bad > shown {
             eprintln!(

@@ -3,14 +3,14 @@
 
 use super::output::{refuse_output_as_input, Output};
 use super::progress::Progress;
-use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done};
+use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::INTERRUPTED;
 use anyhow::Context;
 use batchdoku::batch::{csv_field, one_line};
 use batchdoku::canon::Canonicalizer;
 use batchdoku::classes::{ClassSet, PackedForm, Seen};
 use batchdoku::engine::{forced_format, open_sources, Halt, Source};
-use batchdoku::input::{records, ColumnSpec, InputFormat};
+use batchdoku::input::{records, InputFormat};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,21 +57,8 @@ pub struct Args {
     /// (FILES are not deduplicated among themselves then).
     #[arg(long, value_name = "TRAIN", num_args = 1..)]
     pub against: Vec<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
-    pub threads: usize,
-    /// The puzzle column of CSV and Parquet inputs (see `solve --help`).
-    #[arg(long, value_name = "NAME|N")]
-    pub column: Option<ColumnSpec>,
-    /// Input form: auto, line, grid, csv, npy or parquet (see `solve --help`).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
-    pub input: String,
-    /// Progress bar on stderr: auto, always or never.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
-    pub progress: String,
-    /// Print no summary, warnings or progress.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 /// A record's class, made by a worker, for the writer to decide on.
@@ -115,7 +102,7 @@ struct Tally {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = forced_format(&args.input);
+    let forced = forced_format(&args.read.input);
     // (open_sources reads standard input for an empty list.)
     let train = if args.against.is_empty() {
         Vec::new()
@@ -145,7 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let mut row = Vec::new();
-    let pool = super::thread_pool(args.threads)?;
+    let pool = super::thread_pool(args.read.threads)?;
     for path in args.output.iter().chain(&args.report) {
         refuse_output_as_input(&sources, path)?;
         refuse_output_as_input(&train, path)?;
@@ -175,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             continue;
         }
         let total_bytes: u64 = list.iter().map(Source::mapped_len).sum();
-        let progress = Progress::new(&args.progress, args.quiet, total_bytes);
+        let progress = Progress::new(&args.read.progress, args.read.quiet, total_bytes);
         let threads = pool.current_num_threads();
         let jobs = super::jobs(
             list,
@@ -183,8 +170,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             threads,
             true,
             0,
-            args.column.clone(),
-            args.quiet,
+            args.read.column.clone(),
+            args.read.quiet,
         );
         let against = !train.is_empty();
         let result = each_job(
@@ -247,7 +234,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             |bytes, chunk| {
                 tally.records += (chunk.classed.len() + chunk.bad.len()) as u64;
                 tally.bad += chunk.bad.len() as u64;
-                if !args.quiet {
+                if !args.read.quiet {
                     for (line, what) in &chunk.bad {
                         if tally.shown < WARNINGS_SHOWN {
                             progress.println(&format!(
@@ -317,7 +304,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             return Ok(stopped(stop, n, &mut output));
         }
-        if !checking && !args.quiet {
+        if !checking && !args.read.quiet {
             eprintln!(
                 "{} training classes from {} records",
                 classes.len(),
@@ -333,7 +320,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(r) = report.as_mut() {
         r.finish()?;
     }
-    if !args.quiet {
+    if !args.read.quiet {
         if tally.bad > tally.shown {
             eprintln!(
                 "batchdoku: warning: {} more bad records not shown",

@@ -2,12 +2,12 @@
 
 use super::output::{refuse_output_as_input, Output};
 use super::progress::Progress;
-use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done};
+use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::INTERRUPTED;
 use anyhow::Context;
 use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
 use batchdoku::engine::{forced_format, open_sources, Halt, Source};
-use batchdoku::input::{records, ColumnSpec};
+use batchdoku::input::records;
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use batchdoku::solver::{FastSolver, Solver};
 use std::io::Write;
@@ -41,23 +41,8 @@ pub struct Args {
     /// Write here instead of standard output.
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
-    pub threads: usize,
-    /// The puzzle column of CSV inputs: a header name, or a number from 1
-    /// (for files without a header). Without it, a header's `puzzle`,
-    /// `quizzes`, `question`, `quiz` or `sudoku` column.
-    #[arg(long, value_name = "NAME|N")]
-    pub column: Option<ColumnSpec>,
-    /// Input form: auto, line, grid, csv, npy or parquet (see `solve --help`).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
-    pub input: String,
-    /// Progress bar on stderr: auto, always or never.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
-    pub progress: String,
-    /// Print no summary or progress.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 /// Counts per class, plus records that are not puzzles or break a rule.
@@ -81,12 +66,12 @@ impl Tally {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = forced_format(&args.input);
+    let forced = forced_format(&args.read.input);
     let sources = open_sources(&args.files)?;
     let several = sources.len() > 1;
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let jsonl = args.format == "jsonl";
-    let pool = super::thread_pool(args.threads)?;
+    let pool = super::thread_pool(args.read.threads)?;
     let threads = pool.current_num_threads();
     if let Some(path) = &args.output {
         refuse_output_as_input(&sources, path)?;
@@ -102,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     stop_on_ctrl_c();
     let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
-    let progress = Progress::new(&args.progress, args.quiet, total_bytes);
+    let progress = Progress::new(&args.read.progress, args.read.quiet, total_bytes);
     let started = Instant::now();
     let mut tally = Tally::default();
     // Rows carry line numbers, so chunks are numbered as they are cut.
@@ -112,8 +97,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         threads,
         true,
         0,
-        args.column.clone(),
-        args.quiet,
+        args.read.column.clone(),
+        args.read.quiet,
     );
     let result = each_job(
         &pool,
@@ -203,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err((stop, n)) => return Ok(stopped(stop, n, &mut output)),
     };
     output.finish()?;
-    if !args.quiet {
+    if !args.read.quiet {
         let n = records_done.max(1) as f64;
         let seconds = started.elapsed().as_secs_f64();
         eprintln!(

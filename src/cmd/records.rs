@@ -7,11 +7,35 @@ use super::output::Output;
 use super::progress::Progress;
 use super::INTERRUPTED;
 use batchdoku::engine::{Halt, InputGuard, Job, Jobs, Source};
+use batchdoku::input::ColumnSpec;
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
+
+/// How the per-record commands read their inputs and report, the same
+/// for each.
+#[derive(clap::Args)]
+pub struct ReadArgs {
+    /// Worker threads (0: one per core).
+    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
+    pub threads: usize,
+    /// The puzzle column of CSV and Parquet inputs: a header name, or a
+    /// number from 1 (for files without a header). Without it, a `puzzle`,
+    /// `quizzes`, `question`, `quiz` or `sudoku` column.
+    #[arg(long, value_name = "NAME|N")]
+    pub column: Option<ColumnSpec>,
+    /// Input form: auto, line, grid, csv, npy or parquet (see `solve --help`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
+    pub input: String,
+    /// Progress bar on stderr: auto, always or never.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
+    pub progress: String,
+    /// Print no summary, warnings or progress.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
 
 /// What `work` made of one job.
 pub struct Done<T> {
