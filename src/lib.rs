@@ -26,6 +26,7 @@ pub mod grid;
 pub mod input;
 pub mod mapfile;
 pub mod npy;
+pub mod pencil;
 pub mod pipeline;
 pub mod rate;
 pub mod solver;

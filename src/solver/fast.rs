@@ -38,6 +38,7 @@ mod givens;
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
 use crate::grid::{Grid, CELLS};
+use crate::pencil::Candidates;
 use givens::Givens;
 use std::sync::atomic::AtomicBool;
 
@@ -316,6 +317,25 @@ impl State {
         }
         s.unsolved = g.taken.map(|taken| BAND & !taken);
         Ok(s)
+    }
+
+    /// A pencilmark puzzle: each digit's boards are the cells where it is
+    /// a candidate, and every cell is open; the first propagation places
+    /// the cells left with one candidate (naked singles) and finds a cell
+    /// left with none.
+    #[inline(always)]
+    fn from_candidates(marks: &Candidates) -> State {
+        let mut s = State::FRESH;
+        for d in 0..9 {
+            for b in 0..3 {
+                let mut board = 0u32;
+                for (pos, &m) in marks.masks()[27 * b..27 * b + 27].iter().enumerate() {
+                    board |= u32::from(m >> d & 1) << pos;
+                }
+                s.cand[3 * d + b] = board;
+            }
+        }
+        s
     }
 
     /// Places digit `d` (0-based) on the cell `bit` of band `b`: the cell
@@ -652,7 +672,7 @@ impl Default for FastSolver {
 /// everything the `inline(always)` state methods bring into it, is compiled
 /// for its own instruction set.
 macro_rules! search_version {
-    ($(#[$features:meta])* $search:ident, $run:ident, $givens:path, $by_board:expr) => {
+    ($(#[$features:meta])* $search:ident, $run:ident, $run_marks:ident, $givens:path, $by_board:expr) => {
         $(#[$features])*
         fn $search(solver: &mut FastSolver, state: &mut State) -> bool {
             if state.propagate::<$by_board>().is_err() {
@@ -698,16 +718,28 @@ macro_rules! search_version {
             }
             $search(solver, &mut state);
         }
+
+        $(#[$features])*
+        fn $run_marks(solver: &mut FastSolver, marks: &Candidates) {
+            $search(solver, &mut State::from_candidates(marks));
+        }
     };
 }
 
-search_version!(search_portable, run_portable, givens::portable, false);
+search_version!(
+    search_portable,
+    run_portable,
+    run_marks_portable,
+    givens::portable,
+    false
+);
 
 #[cfg(target_arch = "x86_64")]
 search_version!(
     #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
     search_avx2,
     run_avx2,
+    run_marks_avx2,
     givens::avx2,
     true
 );
@@ -737,14 +769,37 @@ impl FastSolver {
         self.isa
     }
 
-    /// Solves `puzzle` up to `limit` solutions, with the digit `ruled_out.1`
-    /// taken from the cell `ruled_out.0` first.
-    fn run(&mut self, puzzle: &Grid, limit: u32, ruled_out: Option<(usize, u8)>) {
+    /// Resets the counts for a new puzzle searched up to `limit`.
+    fn start(&mut self, limit: u32) {
         self.limit = limit.max(1);
         self.found = 0;
         self.first = None;
         self.guesses = 0;
         self.stopped = false;
+    }
+
+    /// Solves a pencilmark puzzle up to `limit` solutions: the search starts
+    /// from its candidates instead of from givens.
+    pub fn solve_candidates(&mut self, marks: &Candidates, limit: u32) -> Outcome {
+        self.start(limit);
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `run`: `Isa::Avx2` is held only when the CPU
+            // reported every feature `run_marks_avx2` is compiled for.
+            Isa::Avx2 => unsafe { run_marks_avx2(self, marks) },
+            _ => run_marks_portable(self, marks),
+        }
+        Outcome {
+            solutions: self.found,
+            solution: self.first,
+            guesses: self.guesses,
+        }
+    }
+
+    /// Solves `puzzle` up to `limit` solutions, with the digit `ruled_out.1`
+    /// taken from the cell `ruled_out.0` first.
+    fn run(&mut self, puzzle: &Grid, limit: u32, ruled_out: Option<(usize, u8)>) {
+        self.start(limit);
         match self.isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: a solver holds `Isa::Avx2` only when `with_isa` saw

@@ -9,6 +9,7 @@
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
 use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
+use crate::pencil::Candidates;
 use std::sync::atomic::AtomicBool;
 
 /// The 20 peers (same row, column or box) of every cell.
@@ -179,21 +180,16 @@ impl MrvSolver {
     }
 }
 
-impl Solver for MrvSolver {
-    fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome {
+impl MrvSolver {
+    /// Resets the counts, searches below `state` when it is consistent, and
+    /// reports.
+    fn run(&mut self, state: Option<State>, limit: u32) -> Outcome {
         self.limit = limit.max(1);
         self.found = 0;
         self.first = None;
         self.guesses = 0;
         self.stopped = false;
-        let mut state = State::FRESH;
-        let consistent = puzzle
-            .cells()
-            .iter()
-            .enumerate()
-            .filter(|&(_, &v)| v != 0)
-            .all(|(i, &v)| state.place(i, 1 << (v - 1)));
-        if consistent {
+        if let Some(state) = state {
             self.search(&state);
         }
         Outcome {
@@ -201,6 +197,35 @@ impl Solver for MrvSolver {
             solution: self.first,
             guesses: self.guesses,
         }
+    }
+
+    /// Solves a pencilmark puzzle up to `limit` solutions: its candidates
+    /// are the starting masks, and the cells left with one are placed
+    /// first (with their peers losing the digit).
+    pub fn solve_candidates(&mut self, marks: &Candidates, limit: u32) -> Outcome {
+        let mut state = State {
+            cand: *marks.masks(),
+            placed: 0,
+        };
+        let consistent = marks.masks().iter().all(|&m| m != 0)
+            && (0..CELLS).all(|i| {
+                let m = state.cand[i];
+                m.count_ones() != 1 || state.place(i, m)
+            });
+        self.run(consistent.then_some(state), limit)
+    }
+}
+
+impl Solver for MrvSolver {
+    fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome {
+        let mut state = State::FRESH;
+        let consistent = puzzle
+            .cells()
+            .iter()
+            .enumerate()
+            .filter(|&(_, &v)| v != 0)
+            .all(|(i, &v)| state.place(i, 1 << (v - 1)));
+        self.run(consistent.then_some(state), limit)
     }
 
     fn name(&self) -> &'static str {
