@@ -5,6 +5,7 @@
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
 use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
+use crate::pencil::Candidates;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -19,6 +20,9 @@ pub struct BacktrackSolver {
     cells: [u8; CELLS],
     /// Indexes of the cells that were empty, in row-major order.
     empty: [u8; CELLS],
+    /// Per cell, the digits it may take (bit `d`, as in the used masks):
+    /// all for a puzzle of givens, its candidates for a pencilmark one.
+    allowed: [u16; CELLS],
     empty_len: usize,
     limit: u32,
     found: u32,
@@ -30,6 +34,9 @@ pub struct BacktrackSolver {
     stop: Option<&'static AtomicBool>,
     stopped: bool,
 }
+
+/// Digits 1-9 as bits 1-9.
+const ALL_DIGITS: u16 = 0x3FE;
 
 /// Guesses between two looks at the clock.
 const CLOCK_EVERY: u64 = 1 << 12;
@@ -48,6 +55,7 @@ impl BacktrackSolver {
             boxes: [0; 9],
             cells: [0; CELLS],
             empty: [0; CELLS],
+            allowed: [ALL_DIGITS; CELLS],
             empty_len: 0,
             limit: 1,
             found: 0,
@@ -78,6 +86,7 @@ impl BacktrackSolver {
         self.cols = [0; 9];
         self.boxes = [0; 9];
         self.cells = *puzzle.cells();
+        self.allowed = [ALL_DIGITS; CELLS];
         self.empty_len = 0;
         for i in 0..CELLS {
             let v = self.cells[i];
@@ -104,7 +113,7 @@ impl BacktrackSolver {
     /// out of a late unit only after trying every filling of the cells
     /// before it, which on a near-empty grid takes hours.
     fn every_unit_has_room(&self) -> bool {
-        const ALL: u16 = 0x3FE;
+        const ALL: u16 = ALL_DIGITS;
         UNIT_CELLS.iter().all(|unit| {
             let room = unit.iter().fold(0u16, |room, &c| {
                 let i = c as usize;
@@ -112,7 +121,8 @@ impl BacktrackSolver {
                     0 => {
                         let (r, c, b) =
                             (ROW_OF[i] as usize, COL_OF[i] as usize, BOX_OF[i] as usize);
-                        room | (ALL & !(self.rows[r] | self.cols[c] | self.boxes[b]))
+                        let used = self.rows[r] | self.cols[c] | self.boxes[b];
+                        room | (self.allowed[i] & !used)
                     }
                     v => room | (1 << v),
                 }
@@ -132,7 +142,7 @@ impl BacktrackSolver {
         }
         let i = self.empty[k] as usize;
         let (r, c, b) = (ROW_OF[i] as usize, COL_OF[i] as usize, BOX_OF[i] as usize);
-        let used = self.rows[r] | self.cols[c] | self.boxes[b];
+        let used = self.rows[r] | self.cols[c] | self.boxes[b] | !self.allowed[i];
         for v in 1..=9u8 {
             let bit = 1u16 << v;
             if used & bit != 0 {
@@ -168,15 +178,17 @@ impl BacktrackSolver {
     }
 }
 
-impl Solver for BacktrackSolver {
-    fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome {
+impl BacktrackSolver {
+    /// Resets the counts, fills the empty cells when `consistent` and every
+    /// unit has room, and reports.
+    fn run(&mut self, consistent: bool, limit: u32) -> Outcome {
         self.limit = limit.max(1);
         self.found = 0;
         self.first = None;
         self.guesses = 0;
         self.timed_out = false;
         self.stopped = false;
-        if self.load(puzzle) && self.every_unit_has_room() {
+        if consistent && self.every_unit_has_room() {
             self.fill(0);
         }
         Outcome {
@@ -184,6 +196,28 @@ impl Solver for BacktrackSolver {
             solution: self.first,
             guesses: self.guesses,
         }
+    }
+}
+
+impl Solver for BacktrackSolver {
+    fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome {
+        let consistent = self.load(puzzle);
+        self.run(consistent, limit)
+    }
+
+    /// Every cell empty, each allowed only its candidates (a cell with one
+    /// is filled without a choice, but still counted as a guess).
+    fn solve_candidates(&mut self, marks: &Candidates, limit: u32) -> Outcome {
+        self.rows = [0; 9];
+        self.cols = [0; 9];
+        self.boxes = [0; 9];
+        self.cells = [0; CELLS];
+        self.allowed = marks.masks().map(|m| m << 1);
+        for (k, e) in self.empty.iter_mut().enumerate() {
+            *e = k as u8;
+        }
+        self.empty_len = CELLS;
+        self.run(true, limit)
     }
 
     fn name(&self) -> &'static str {

@@ -778,24 +778,6 @@ impl FastSolver {
         self.stopped = false;
     }
 
-    /// Solves a pencilmark puzzle up to `limit` solutions: the search starts
-    /// from its candidates instead of from givens.
-    pub fn solve_candidates(&mut self, marks: &Candidates, limit: u32) -> Outcome {
-        self.start(limit);
-        match self.isa {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: as in `run`: `Isa::Avx2` is held only when the CPU
-            // reported every feature `run_marks_avx2` is compiled for.
-            Isa::Avx2 => unsafe { run_marks_avx2(self, marks) },
-            _ => run_marks_portable(self, marks),
-        }
-        Outcome {
-            solutions: self.found,
-            solution: self.first,
-            guesses: self.guesses,
-        }
-    }
-
     /// Solves `puzzle` up to `limit` solutions, with the digit `ruled_out.1`
     /// taken from the cell `ruled_out.0` first.
     fn run(&mut self, puzzle: &Grid, limit: u32, ruled_out: Option<(usize, u8)>) {
@@ -828,6 +810,22 @@ impl FastSolver {
 impl Solver for FastSolver {
     fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome {
         self.run(puzzle, limit, None);
+        Outcome {
+            solutions: self.found,
+            solution: self.first,
+            guesses: self.guesses,
+        }
+    }
+
+    fn solve_candidates(&mut self, marks: &Candidates, limit: u32) -> Outcome {
+        self.start(limit);
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as in `run`: `Isa::Avx2` is held only when the CPU
+            // reported every feature `run_marks_avx2` is compiled for.
+            Isa::Avx2 => unsafe { run_marks_avx2(self, marks) },
+            _ => run_marks_portable(self, marks),
+        }
         Outcome {
             solutions: self.found,
             solution: self.first,

@@ -21,6 +21,7 @@ pub use fast::{FastSolver, Isa};
 pub use mrv::MrvSolver;
 
 use crate::grid::Grid;
+use crate::pencil::Candidates;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,6 +43,10 @@ pub trait Solver: Send {
     /// (`limit` 0 is taken as 1). A puzzle whose givens break the rules has no
     /// solution.
     fn solve(&mut self, puzzle: &Grid, limit: u32) -> Outcome;
+
+    /// Like [`solve`](Solver::solve) for a pencilmark puzzle: the search
+    /// starts from each cell's candidates instead of from givens.
+    fn solve_candidates(&mut self, marks: &Candidates, limit: u32) -> Outcome;
 
     /// The variant's name as the command line spells it.
     fn name(&self) -> &'static str;

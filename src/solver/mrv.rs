@@ -198,22 +198,6 @@ impl MrvSolver {
             guesses: self.guesses,
         }
     }
-
-    /// Solves a pencilmark puzzle up to `limit` solutions: its candidates
-    /// are the starting masks, and the cells left with one are placed
-    /// first (with their peers losing the digit).
-    pub fn solve_candidates(&mut self, marks: &Candidates, limit: u32) -> Outcome {
-        let mut state = State {
-            cand: *marks.masks(),
-            placed: 0,
-        };
-        let consistent = marks.masks().iter().all(|&m| m != 0)
-            && (0..CELLS).all(|i| {
-                let m = state.cand[i];
-                m.count_ones() != 1 || state.place(i, m)
-            });
-        self.run(consistent.then_some(state), limit)
-    }
 }
 
 impl Solver for MrvSolver {
@@ -225,6 +209,22 @@ impl Solver for MrvSolver {
             .enumerate()
             .filter(|&(_, &v)| v != 0)
             .all(|(i, &v)| state.place(i, 1 << (v - 1)));
+        self.run(consistent.then_some(state), limit)
+    }
+
+    /// Solves a pencilmark puzzle up to `limit` solutions: its candidates
+    /// are the starting masks, and the cells left with one are placed
+    /// first (with their peers losing the digit).
+    fn solve_candidates(&mut self, marks: &Candidates, limit: u32) -> Outcome {
+        let mut state = State {
+            cand: *marks.masks(),
+            placed: 0,
+        };
+        let consistent = marks.masks().iter().all(|&m| m != 0)
+            && (0..CELLS).all(|i| {
+                let m = state.cand[i];
+                m.count_ones() != 1 || state.place(i, m)
+            });
         self.run(consistent.then_some(state), limit)
     }
 
