@@ -2,14 +2,13 @@
 //! records of a test set that no training puzzle repeats in disguise.
 
 use super::output::{refuse_output_as_input, Output};
-use super::progress::Progress;
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::INTERRUPTED;
 use anyhow::Context;
 use batchdoku::batch::{csv_field, one_line};
 use batchdoku::canon::Canonicalizer;
 use batchdoku::classes::{ClassSet, PackedForm, Seen};
-use batchdoku::engine::{forced_format, open_sources, Halt, Source};
+use batchdoku::engine::{open_sources, Halt};
 use batchdoku::input::{records, InputFormat};
 use std::io::Write;
 use std::path::PathBuf;
@@ -102,7 +101,6 @@ struct Tally {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = forced_format(&args.read.input);
     // (open_sources reads standard input for an empty list.)
     let train = if args.against.is_empty() {
         Vec::new()
@@ -161,18 +159,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if list.is_empty() && !checking {
             continue;
         }
-        let total_bytes: u64 = list.iter().map(Source::mapped_len).sum();
-        let progress = Progress::new(&args.read.progress, args.read.quiet, total_bytes);
+        let progress = args.read.progress(list);
         let threads = pool.current_num_threads();
-        let jobs = super::jobs(
-            list,
-            forced,
-            threads,
-            true,
-            0,
-            args.read.column.clone(),
-            args.read.quiet,
-        );
+        let jobs = args.read.jobs(list, threads);
         let against = !train.is_empty();
         let result = each_job(
             &pool,

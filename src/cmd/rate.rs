@@ -1,12 +1,11 @@
 //! `batchdoku rate`: give each puzzle a difficulty.
 
 use super::output::{refuse_output_as_input, Output};
-use super::progress::Progress;
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::INTERRUPTED;
 use anyhow::Context;
 use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
-use batchdoku::engine::{forced_format, open_sources, Halt, Source};
+use batchdoku::engine::{open_sources, Halt};
 use batchdoku::input::records;
 use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use batchdoku::solver::{FastSolver, Solver};
@@ -66,7 +65,6 @@ impl Tally {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = forced_format(&args.read.input);
     let sources = open_sources(&args.files)?;
     let several = sources.len() > 1;
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
@@ -86,20 +84,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .context("cannot write the output")?;
     }
     stop_on_ctrl_c();
-    let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
-    let progress = Progress::new(&args.read.progress, args.read.quiet, total_bytes);
+    let progress = args.read.progress(&sources);
     let started = Instant::now();
     let mut tally = Tally::default();
     // Rows carry line numbers, so chunks are numbered as they are cut.
-    let jobs = super::jobs(
-        &sources,
-        forced,
-        threads,
-        true,
-        0,
-        args.read.column.clone(),
-        args.read.quiet,
-    );
+    let jobs = args.read.jobs(&sources, threads);
     let result = each_job(
         &pool,
         &sources,

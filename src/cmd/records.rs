@@ -6,7 +6,7 @@
 use super::output::Output;
 use super::progress::Progress;
 use super::INTERRUPTED;
-use batchdoku::engine::{Halt, InputGuard, Job, Jobs, Source};
+use batchdoku::engine::{forced_format, Halt, InputGuard, Job, Jobs, Source};
 use batchdoku::input::ColumnSpec;
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use std::ops::ControlFlow;
@@ -35,6 +35,29 @@ pub struct ReadArgs {
     /// Print no summary, warnings or progress.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+impl ReadArgs {
+    /// The engine's jobs over `sources` as these options ask, numbered as
+    /// they are cut (every output record carries its line).
+    pub fn jobs<'a>(&self, sources: &'a [Source], threads: usize) -> Jobs<'a> {
+        let forced = forced_format(&self.input);
+        super::jobs(
+            sources,
+            forced,
+            threads,
+            true,
+            0,
+            self.column.clone(),
+            self.quiet,
+        )
+    }
+
+    /// The progress bar over `sources`' bytes.
+    pub fn progress(&self, sources: &[Source]) -> Progress {
+        let total_bytes = sources.iter().map(Source::mapped_len).sum();
+        Progress::new(&self.progress, self.quiet, total_bytes)
+    }
 }
 
 /// What `work` made of one job.
