@@ -79,11 +79,24 @@ struct Finished<T> {
     guard: InputGuard,
 }
 
+/// Records a Ctrl-C in [`INTERRUPTED`]; true for the first one, which is
+/// acknowledged at once: a run blocked on standard input finishes only when
+/// the input ends, and the user should know the key was heard.
+pub fn first_interrupt() -> bool {
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        return false;
+    }
+    eprintln!(
+        "\nbatchdoku: interrupted; finishing the records already read (Ctrl-C again to stop now)"
+    );
+    true
+}
+
 /// Ctrl-C sets [`INTERRUPTED`] (workers stop at the next record, and what
 /// is finished is kept); a second one leaves at once.
 pub fn stop_on_ctrl_c() {
     let _ = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        if !first_interrupt() {
             // A second Ctrl-C (the first waits for the chunks in flight, or
             // for a blocked read of standard input): leave now.
             eprintln!("\nbatchdoku: interrupted twice; the output stops early");

@@ -349,7 +349,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     WRITTEN.store(already, Ordering::SeqCst);
     let for_handler = Arc::clone(&output);
     let _ = ctrlc::set_handler(move || {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        if !super::records::first_interrupt() {
             // A second Ctrl-C: the user does not want to wait. Keep what
             // is finished (the writer holds the lock only while it writes a
             // chunk and counts it, so what we flush is whole records).

@@ -87,26 +87,59 @@ pub fn signal(child: &std::process::Child, name: &str) {
 /// among the inputs), interrupts it with SIGINT while it waits there, then
 /// closes standard input: a real interrupted run at a known point (every
 /// earlier input read), leaving `OUT.partial` and the record of its run.
+///
+/// Standard input is closed only once the program has said it heard the
+/// interrupt: on a loaded machine its handler may run late, and an input
+/// that ends first is a complete run. A signal that lands before the
+/// handler is installed ends the process; that attempt is run again, later.
 #[cfg(unix)]
 pub fn interrupt_while_reading_stdin<S: AsRef<std::ffi::OsStr>>(args: &[S]) {
+    use std::io::Read;
     use std::process::{Command, Stdio};
-    let mut child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take();
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    signal(&child, "-INT");
-    // The handler thread sets the stop flag; on a loaded machine it may run
-    // only later, and standard input must not end before it has.
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    drop(stdin);
-    let result = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&result.stderr);
-    assert_eq!(result.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
+    use std::time::{Duration, Instant};
+    const HEARD: &str = "finishing the records already read";
+    for attempt in 1..=4u64 {
+        let mut child = Command::new(bin())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let mut stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        std::thread::sleep(Duration::from_millis(300 * attempt));
+        signal(&child, "-INT");
+        let mut text = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !String::from_utf8_lossy(&text).contains(HEARD) && Instant::now() < deadline {
+            match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(bytes) => text.extend(bytes),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        drop(stdin);
+        let status = child.wait().unwrap();
+        reader.join().unwrap();
+        text.extend(rx.try_iter().flatten());
+        let stderr = String::from_utf8_lossy(&text);
+        if status.code().is_none() && !stderr.contains(HEARD) && attempt < 4 {
+            continue; // killed by the signal before its handler was set
+        }
+        assert!(stderr.contains(HEARD), "{stderr}");
+        assert_eq!(status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("interrupted"), "{stderr}");
+        return;
+    }
 }
 
 /// The first `n` puzzles of the shipped sample, 81 cells each.
