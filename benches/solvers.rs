@@ -13,7 +13,7 @@ const SAMPLE: usize = 500;
 fn load(path: &Path, n: usize) -> Vec<Grid> {
     let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     records(&data, 1, InputFormat::Line)
-        .filter_map(|r| r.grid.ok())
+        .filter_map(|r| r.givens().ok())
         .take(n)
         .collect()
 }
@@ -120,7 +120,7 @@ fn parser(c: &mut Criterion) {
     group.bench_function("sample_lines", |b| {
         b.iter(|| {
             records(black_box(&data), 1, InputFormat::Line)
-                .filter(|r| r.grid.is_ok())
+                .filter(|r| r.puzzle.is_ok())
                 .count()
         })
     });

@@ -27,7 +27,7 @@ fn main() {
     let min_seconds: f64 = args.get(4).map_or(3.0, |s| s.parse().expect("MIN_SECONDS"));
     let data = std::fs::read(path).expect("readable file");
     let puzzles: Vec<Grid> = records(&data, 1, InputFormat::Line)
-        .filter_map(|r| r.grid.ok())
+        .filter_map(|r| r.givens().ok())
         .collect();
     let mut solver: Box<dyn Solver> = if portable {
         Box::new(FastSolver::with_isa(Isa::Portable).expect("runs anywhere"))

@@ -1,12 +1,13 @@
 //! Solving records in bulk: the unit of work of the parallel `solve` command.
 //!
-//! [`solve_grid`] turns one parsed record into a [`RecordResult`];
+//! [`solve_puzzle`] turns one parsed record into a [`RecordResult`];
 //! [`write_record`] writes it in an [`OutputFormat`]; [`solve_chunk`] does a
 //! whole [`Chunk`] of input into an output buffer, one output record per
 //! input record, and counts what it saw in [`Stats`].
 
 use crate::grid::{Conflict, Grid, ParseError};
 use crate::input::{records, Chunk, ParsedRecord};
+use crate::puzzle::Puzzle;
 use crate::solver::Solver;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -100,9 +101,9 @@ pub struct RecordResult {
 
 /// Checks and solves one parsed record with `solver`, counting up to
 /// `limit` solutions.
-pub fn solve_grid(
+pub fn solve_puzzle(
     solver: &mut dyn Solver,
-    parsed: &Result<Grid, ParseError>,
+    parsed: &Result<Puzzle, ParseError>,
     limit: u32,
 ) -> RecordResult {
     let puzzle = match parsed {
@@ -118,9 +119,10 @@ pub fn solve_grid(
         }
     };
     let limit = limit.max(1);
-    let outcome = solver.solve(puzzle, limit);
-    // Every solver finds no solution for givens that break a rule, so the
-    // rule check only runs to tell `invalid` from `unsolvable`.
+    let outcome = puzzle.solve(solver, limit);
+    // Every solver finds no solution for givens (or cells pinned) that
+    // break a rule, so the rule check only runs to tell `invalid` from
+    // `unsolvable`.
     if outcome.solutions == 0 {
         if let Err(conflict) = puzzle.validate() {
             return RecordResult {
@@ -147,9 +149,10 @@ pub fn solve_grid(
     }
 }
 
-/// Parses, checks and solves one line-form record.
+/// Parses, checks and solves one line-form record (81 cells or 729
+/// characters of pencilmarks).
 pub fn solve_record(solver: &mut dyn Solver, text: &[u8], limit: u32) -> RecordResult {
-    solve_grid(solver, &Grid::parse_line(text), limit)
+    solve_puzzle(solver, &Puzzle::parse_line(text), limit)
 }
 
 /// Counts of what a run saw.
@@ -301,8 +304,9 @@ pub fn csv_field(field: &[u8], out: &mut Vec<u8>) {
 }
 
 /// The most of a malformed record's text that csv and jsonl outputs carry:
-/// enough to find and recognise it (a megabyte of garbage is not a field).
-pub const RAW_SHOWN: usize = 200;
+/// enough to find and recognise it, a pencilmark line with a typo whole
+/// (a megabyte of garbage is not a field).
+pub const RAW_SHOWN: usize = 800;
 
 /// `text` on one line: `\\`, `\n`, `\r`, `\t` and `\xNN` for the other
 /// control characters, so no output record spans lines (`--resume` and
@@ -333,12 +337,8 @@ pub fn one_line(text: &[u8], limit: Option<usize>) -> String {
 /// The puzzle as written in csv/jsonl: its line form when it parsed, else
 /// the record's own text on one line, cut to [`RAW_SHOWN`] bytes.
 fn puzzle_text(rec: &ParsedRecord<'_>, out: &mut Vec<u8>) {
-    match &rec.grid {
-        Ok(p) => {
-            let mut line = [0u8; 81];
-            p.write_line(&mut line);
-            out.extend_from_slice(&line);
-        }
+    match &rec.puzzle {
+        Ok(p) => p.write_text(out),
         Err(_) => out.extend_from_slice(one_line(rec.raw, Some(RAW_SHOWN)).as_bytes()),
     }
 }
@@ -356,7 +356,7 @@ pub fn write_record(
     match format {
         OutputFormat::Parquet => {
             let mut text = Vec::new();
-            let puzzle = match rec.grid {
+            let puzzle = match rec.puzzle {
                 Err(ParseError::Null) => None,
                 _ => {
                     puzzle_text(rec, &mut text);
@@ -553,7 +553,7 @@ pub fn solve_chunk(
             report.complete = false;
             break;
         }
-        if let Err(e) = &rec.grid {
+        if let Err(e) = &rec.puzzle {
             if report.malformed.len() < MALFORMED_KEPT {
                 report.malformed.push(Malformed {
                     line: rec.line,
@@ -561,7 +561,7 @@ pub fn solve_chunk(
                 });
             }
         }
-        let r = solve_grid(solver, &rec.grid, job.limit);
+        let r = solve_puzzle(solver, &rec.puzzle, job.limit);
         if solver.stopped() {
             // Cut short by the stop flag: this record is not done.
             report.complete = false;

@@ -4,6 +4,7 @@
 //! has gone by.
 
 use crate::grid::Grid;
+use crate::puzzle::Puzzle;
 use crate::solver::SolverKind;
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
@@ -35,7 +36,7 @@ pub struct WrongAnswer {
 /// ends or `cap` has gone by.
 pub fn check_pass(
     kind: SolverKind,
-    puzzles: &[Grid],
+    puzzles: &[Puzzle],
     limit: u32,
     cap: Option<Duration>,
 ) -> Result<CheckPass, WrongAnswer> {
@@ -59,17 +60,17 @@ pub fn check_pass(
             break;
         }
         let out = if kind == SolverKind::Backtrack {
-            let out = crate::solver::Solver::solve(&mut backtrack, p, limit);
+            let out = p.solve(&mut backtrack, limit);
             if backtrack.timed_out() {
                 pass.capped = true;
                 break;
             }
             out
         } else {
-            solver.solve(p, limit)
+            p.solve(solver.as_mut(), limit)
         };
         if let Some(answer) = out.solution {
-            if !answer.solves(p) {
+            if !p.solved_by(&answer) {
                 return Err(WrongAnswer {
                     solver: kind,
                     index,
@@ -90,7 +91,7 @@ pub fn check_pass(
 /// gone by (whole passes only). Returns puzzles solved and seconds taken.
 pub fn timed_passes(
     kind: SolverKind,
-    puzzles: &[Grid],
+    puzzles: &[Puzzle],
     limit: u32,
     pool: &rayon::ThreadPool,
     min_time: Duration,
@@ -106,7 +107,7 @@ pub fn timed_passes(
         let found: u64 = if threads == 1 {
             puzzles
                 .iter()
-                .map(|p| u64::from(std::hint::black_box(solver.solve(p, limit)).solutions))
+                .map(|p| u64::from(std::hint::black_box(p.solve(solver.as_mut(), limit)).solutions))
                 .sum()
         } else {
             pool.install(|| {
@@ -115,7 +116,7 @@ pub fn timed_passes(
                     .with_min_len(64)
                     .map_init(
                         || kind.build(),
-                        |s, p| u64::from(s.solve(p, limit).solutions),
+                        |s, p| u64::from(p.solve(s.as_mut(), limit).solutions),
                     )
                     .sum()
             })
@@ -166,9 +167,10 @@ pub fn compare(
 mod tests {
     use super::*;
 
-    fn puzzles() -> Vec<Grid> {
+    fn puzzles() -> Vec<Puzzle> {
         (0..20)
             .map(|i| crate::generate::generate(3, i, Default::default()).puzzle)
+            .map(Puzzle::from)
             .collect()
     }
 

@@ -62,6 +62,7 @@ const BINARY_PROBE: usize = 64 << 10;
 pub fn forced_format(input: &str) -> Option<InputFormat> {
     match input {
         "line" => Some(InputFormat::Line),
+        "pencilmark" => Some(InputFormat::Pencilmark),
         "grid" => Some(InputFormat::Grid),
         // The column and the element type come from the input itself.
         "csv" => Some(InputFormat::Csv(CsvLayout { column: 0 })),

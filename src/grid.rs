@@ -47,6 +47,12 @@ pub enum ParseError {
     /// A table (Parquet, Arrow): the row holds null, not a puzzle.
     #[error("null: the row holds no puzzle")]
     Null,
+    /// Pencilmarks: the cell text is not 729 characters (nine per cell).
+    #[error("pencilmarks of {chars} characters, need 729 (nine per cell)")]
+    PencilLength { chars: usize },
+    /// A pencilmark puzzle given to a command that reads givens only.
+    #[error("a pencilmark puzzle: this command reads puzzles of 81 cells")]
+    PencilmarksNotRead,
     /// CSV: the record has no field in the puzzle's column (1-based).
     #[error("no column {column}: the record has {fields} fields")]
     MissingColumn { column: usize, fields: usize },

@@ -12,12 +12,16 @@
 
 use crate::grid::{char_at, char_column, Grid, ParseError, CELLS};
 use crate::npy::{self, Dtype};
+use crate::puzzle::Puzzle;
 
 /// The text form of an input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum InputFormat {
-    /// One puzzle per line.
+    /// One puzzle per line: 81 cells, or 729 characters of pencilmarks.
     Line,
+    /// One pencilmark puzzle per line, whatever its length (`--input
+    /// pencilmark`; [`InputFormat::Line`] tells the forms apart by length).
+    Pencilmark,
     /// Nine rows of nine cells per puzzle.
     Grid,
     /// CSV records (RFC 4180: a quoted field may hold commas, quotes and
@@ -351,7 +355,15 @@ pub struct ParsedRecord<'a> {
     /// The record's text: its line (without the line end) in line form, its
     /// lines from first to last row in grid form.
     pub raw: &'a [u8],
-    pub grid: Result<Grid, ParseError>,
+    pub puzzle: Result<Puzzle, ParseError>,
+}
+
+impl ParsedRecord<'_> {
+    /// The givens, for commands that read puzzles of 81 cells only: a
+    /// pencilmark puzzle is an error there.
+    pub fn givens(&self) -> Result<Grid, ParseError> {
+        self.puzzle.clone().and_then(Puzzle::into_givens)
+    }
 }
 
 /// Splits `data` into lines: `(offset, line)` pairs with line ends (`\n` or
@@ -521,7 +533,10 @@ fn detect_after_bom(data: &[u8], forced: Option<InputFormat>) -> Detected {
         }
     });
     match format {
-        InputFormat::Line if is_csv_header(line) => after_first,
+        InputFormat::Line | InputFormat::Pencilmark if is_csv_header(line) => Detected {
+            format,
+            ..after_first
+        },
         InputFormat::Grid if is_count_line(line) => Detected {
             format,
             ..after_first
@@ -620,6 +635,8 @@ fn parse_row(line: &[u8]) -> Result<[u8; 9], ParseError> {
 pub struct LineRecords<'a> {
     lines: Lines<'a>,
     next_line: u64,
+    /// Every line read as pencilmarks ([`InputFormat::Pencilmark`]).
+    marks: bool,
 }
 
 impl<'a> Iterator for LineRecords<'a> {
@@ -631,7 +648,7 @@ impl<'a> Iterator for LineRecords<'a> {
         // without searching for the line end first. The cell check rules
         // out an earlier `\n`, so the line is exactly these 81 bytes.
         let rest = &self.lines.data[self.lines.pos..];
-        if let Some(cells) = rest.first_chunk::<CELLS>() {
+        if let (false, Some(cells)) = (self.marks, rest.first_chunk::<CELLS>()) {
             let end = match (rest.get(CELLS), rest.get(CELLS + 1)) {
                 (Some(b'\n'), _) => Some(CELLS + 1),
                 (Some(b'\r'), Some(b'\n')) => Some(CELLS + 2),
@@ -645,7 +662,7 @@ impl<'a> Iterator for LineRecords<'a> {
                     return Some(ParsedRecord {
                         line: number,
                         raw: cells,
-                        grid: Ok(grid),
+                        puzzle: Ok(Puzzle::Givens(grid)),
                     });
                 }
             }
@@ -657,7 +674,11 @@ impl<'a> Iterator for LineRecords<'a> {
                 return Some(ParsedRecord {
                     line: number,
                     raw: line,
-                    grid: Grid::parse_line(line),
+                    puzzle: if self.marks {
+                        Puzzle::parse_marks(line)
+                    } else {
+                        Puzzle::parse_line(line)
+                    },
                 });
             }
         }
@@ -718,16 +739,18 @@ impl<'a> GridRecords<'a> {
             }
         }
         let (line, start) = first?;
-        let grid = match error {
+        let puzzle = match error {
             Some(e) => Err(e),
             None if rows < 9 => Err(ParseError::IncompleteGrid { rows }),
-            None => Ok(Grid::from_cells(cells).expect("cells are digits")),
+            None => Ok(Puzzle::Givens(
+                Grid::from_cells(cells).expect("cells are digits"),
+            )),
         };
         Some((
             ParsedRecord {
                 line,
                 raw: &data[start..last_end],
-                grid,
+                puzzle,
             },
             last_end,
             closed,
@@ -767,8 +790,8 @@ impl<'a> Iterator for CsvRecords<'a> {
             }
             let row = self.next_row;
             self.next_row += 1;
-            let grid = match csv_field(text, self.column) {
-                Some(field) => Grid::parse_line(&field),
+            let puzzle = match csv_field(text, self.column) {
+                Some(field) => Puzzle::parse_line(&field),
                 None => Err(ParseError::MissingColumn {
                     column: self.column + 1,
                     fields: csv_fields(text).len(),
@@ -777,7 +800,7 @@ impl<'a> Iterator for CsvRecords<'a> {
             return Some(ParsedRecord {
                 line: row,
                 raw: text,
-                grid,
+                puzzle,
             });
         }
         None
@@ -808,7 +831,7 @@ impl<'a> Iterator for NpyRecords<'a> {
         Some(ParsedRecord {
             line: row,
             raw,
-            grid: self.dtype.grid(raw),
+            puzzle: self.dtype.grid(raw).map(Puzzle::Givens),
         })
     }
 }
@@ -838,12 +861,12 @@ impl<'a> Iterator for RowRecords<'a> {
             Some(raw) => ParsedRecord {
                 line: row,
                 raw,
-                grid: Grid::parse_line(raw),
+                puzzle: Puzzle::parse_line(raw),
             },
             None => ParsedRecord {
                 line: row,
                 raw: &[],
-                grid: Err(ParseError::Null),
+                puzzle: Err(ParseError::Null),
             },
         })
     }
@@ -904,9 +927,10 @@ impl<'a> Iterator for ParsedRecords<'a> {
 pub fn records(data: &[u8], first_line: u64, format: InputFormat) -> ParsedRecords<'_> {
     let lines = Lines { data, pos: 0 };
     match format {
-        InputFormat::Line => ParsedRecords::Line(LineRecords {
+        InputFormat::Line | InputFormat::Pencilmark => ParsedRecords::Line(LineRecords {
             lines,
             next_line: first_line,
+            marks: format == InputFormat::Pencilmark,
         }),
         InputFormat::Grid => ParsedRecords::Grid(GridRecords {
             lines,
@@ -944,7 +968,7 @@ pub fn skip_records(
     let mut lines = Lines { data, pos: 0 };
     let mut line_no = first_line;
     match format {
-        InputFormat::Line => {
+        InputFormat::Line | InputFormat::Pencilmark => {
             while skipped < n {
                 let Some((_, line)) = lines.next() else { break };
                 line_no += 1;
@@ -1097,7 +1121,7 @@ impl ChunkCursor {
             None => self.target,
         };
         let len = match self.format {
-            InputFormat::Line => line_cut(rest, target),
+            InputFormat::Line | InputFormat::Pencilmark => line_cut(rest, target),
             InputFormat::Grid => grid_cut(rest, target),
             InputFormat::Csv(_) => csv_cut(rest, target),
             InputFormat::Npy(dtype) => {
@@ -1307,7 +1331,7 @@ impl Framing {
 impl From<InputFormat> for Framing {
     fn from(f: InputFormat) -> Framing {
         match f {
-            InputFormat::Line => Framing::Line,
+            InputFormat::Line | InputFormat::Pencilmark => Framing::Line,
             InputFormat::Grid => Framing::Grid,
             InputFormat::Csv(_) => Framing::Csv,
             InputFormat::Npy(dtype) => Framing::Rows(dtype.row_bytes()),
@@ -1685,9 +1709,9 @@ mod tests {
             recs.iter().map(|r| r.line).collect::<Vec<_>>(),
             [10, 11, 12, 13, 14]
         );
-        assert!(recs[0].grid.is_ok() && recs[4].grid.is_ok());
-        assert_eq!(recs[1].grid, Err(ParseError::Null));
-        assert!(recs[2].grid.is_err() && recs[3].grid.is_err());
+        assert!(recs[0].puzzle.is_ok() && recs[4].puzzle.is_ok());
+        assert_eq!(recs[1].givens(), Err(ParseError::Null));
+        assert!(recs[2].puzzle.is_err() && recs[3].puzzle.is_err());
         assert_eq!(units_in(&data, InputFormat::Rows), 5);
         let (skipped, pos, line) = skip_records(&data, 10, InputFormat::Rows, 2);
         assert_eq!((skipped, line), (2, 12));
@@ -1710,7 +1734,7 @@ mod tests {
 
     fn lines_of(data: &str, format: InputFormat) -> Vec<(u64, bool)> {
         records(data.as_bytes(), 1, format)
-            .map(|r| (r.line, r.grid.is_ok()))
+            .map(|r| (r.line, r.puzzle.is_ok()))
             .collect()
     }
 
@@ -1802,7 +1826,7 @@ mod tests {
         let recs: Vec<_> = records(text.as_bytes(), 1, InputFormat::Grid).collect();
         assert_eq!(recs.len(), 3);
         for r in &recs {
-            assert_eq!(r.grid, Ok(g));
+            assert_eq!(r.givens(), Ok(g));
         }
         assert_eq!(recs[0].line, 2);
         assert_eq!(recs[1].line, 14);
@@ -1824,14 +1848,17 @@ mod tests {
         text += &rows.join("\n");
         let recs: Vec<_> = records(text.as_bytes(), 1, InputFormat::Grid).collect();
         assert_eq!(recs.len(), 3);
-        assert_eq!(recs[0].grid, Err(ParseError::IncompleteGrid { rows: 5 }));
+        assert_eq!(
+            recs[0].givens(),
+            Err(ParseError::IncompleteGrid { rows: 5 })
+        );
         assert_eq!(recs[0].line, 1);
         assert_eq!(
-            recs[1].grid.as_ref().unwrap_err().to_string(),
+            recs[1].puzzle.as_ref().unwrap_err().to_string(),
             "grid row 3: bad character 'x' at column 3"
         );
         assert_eq!(recs[1].line, 7);
-        assert!(recs[2].grid.is_ok());
+        assert!(recs[2].puzzle.is_ok());
         assert_eq!(recs[2].line, 16);
     }
 
@@ -1927,7 +1954,7 @@ mod tests {
                 .flat_map(|c| records(c.data, c.first_line, c.format).collect::<Vec<_>>())
                 .collect();
             assert_eq!(recs.len(), 20, "target {target}");
-            assert!(recs.iter().all(|r| r.grid == Ok(g)));
+            assert!(recs.iter().all(|r| r.givens() == Ok(g)));
             assert_eq!(recs[1].line, 13);
         }
     }

@@ -28,10 +28,12 @@ pub mod mapfile;
 pub mod npy;
 pub mod pencil;
 pub mod pipeline;
+pub mod puzzle;
 pub mod rate;
 pub mod solver;
 pub mod table;
 pub mod verify;
 
 pub use grid::{Grid, ParseError};
+pub use puzzle::Puzzle;
 pub use solver::{Outcome, Solver, SolverKind};

@@ -7,10 +7,16 @@
 //! cell holds only its digit and its peers have lost it
 //! ([`Candidates::from_grid`]).
 
-use crate::grid::{Conflict, Grid, ParseError, BOX_OF, CELLS, COL_OF, ROW_OF};
+use crate::grid::{
+    char_at, char_column, Conflict, Grid, ParseError, BOX_OF, CELLS, COL_OF, ROW_OF,
+};
 
 /// Characters in the line form: nine per cell.
 pub const PENCIL_LINE: usize = 9 * CELLS;
+
+/// Cell characters from which a line is taken for a pencilmark line with a
+/// mistake rather than something else: nearer 729 than 81.
+pub const PENCIL_NEAR: usize = (CELLS + PENCIL_LINE) / 2;
 
 /// All nine digits open.
 const ALL: u16 = 0x1ff;
@@ -74,32 +80,33 @@ impl Candidates {
             .position(|&b| !b.is_ascii_whitespace())
             .unwrap_or(line.len());
         let text = &line[start..];
+        let chars = text
+            .iter()
+            .position(|&b| matches!(b, b',' | b':' | b';' | b'\t' | b' ' | b'\r'))
+            .unwrap_or(text.len());
+        // Far from 729 characters, the length is the mistake to name (an
+        // 81-cell line read as pencilmarks); near it, the first character
+        // out of place (a cell's character missing shifts the rest).
+        if chars < PENCIL_NEAR {
+            return Err(ParseError::PencilLength { chars });
+        }
         let mut masks = [0u16; CELLS];
-        for (at, &b) in text.iter().enumerate() {
-            let column = start + at + 1;
-            if at == PENCIL_LINE {
-                if matches!(b, b',' | b':' | b';' | b'\t' | b' ' | b'\r') {
-                    break;
-                }
-                return Err(ParseError::TooLong { column });
-            }
+        for (at, &b) in text[..chars.min(PENCIL_LINE)].iter().enumerate() {
             let (cell, k) = (at / 9, at % 9);
             match b {
                 b'.' | b'0' => {}
                 _ if b == b'1' + k as u8 => masks[cell] |= 1 << k,
                 _ => {
                     // A digit in another cell's slot is as wrong as a letter.
-                    let found = String::from_utf8_lossy(&text[at..])
-                        .chars()
-                        .next()
-                        .unwrap_or('\u{FFFD}');
-                    return Err(ParseError::BadChar { column, found });
+                    return Err(ParseError::BadChar {
+                        column: char_column(line, start + at),
+                        found: char_at(line, start + at),
+                    });
                 }
             }
         }
-        let used = text.len().min(PENCIL_LINE);
-        if used < PENCIL_LINE {
-            return Err(ParseError::TooShort { cells: used / 9 });
+        if chars != PENCIL_LINE {
+            return Err(ParseError::PencilLength { chars });
         }
         Ok(Candidates { masks })
     }
@@ -181,11 +188,11 @@ mod tests {
         );
         assert_eq!(
             Candidates::parse_line(&line.as_bytes()[..700]),
-            Err(ParseError::TooShort { cells: 77 })
+            Err(ParseError::PencilLength { chars: 700 })
         );
         assert_eq!(
             Candidates::parse_line(format!("{line}1").as_bytes()),
-            Err(ParseError::TooLong { column: 730 })
+            Err(ParseError::PencilLength { chars: 730 })
         );
     }
 

@@ -8,8 +8,9 @@
 //!
 //! The class follows from both (thresholds in [`Difficulty::of`]).
 
-use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
-use crate::solver::{FastSolver, Solver};
+use crate::grid::{BOX_OF, CELLS, COL_OF, ROW_OF};
+use crate::puzzle::Puzzle;
+use crate::solver::FastSolver;
 use std::fmt;
 
 /// The strongest inference needed to solve without guessing.
@@ -131,17 +132,30 @@ struct Logic {
 struct Dead;
 
 impl Logic {
-    fn new(puzzle: &Grid) -> Result<Logic, Dead> {
-        let mut l = Logic {
-            cand: [0x1FF; CELLS],
-            placed: 0,
-        };
-        for (i, &v) in puzzle.cells().iter().enumerate() {
-            if v != 0 {
-                l.place(i, 1 << (v - 1))?;
+    fn new(puzzle: &Puzzle) -> Result<Logic, Dead> {
+        match puzzle {
+            Puzzle::Givens(grid) => {
+                let mut l = Logic {
+                    cand: [0x1FF; CELLS],
+                    placed: 0,
+                };
+                for (i, &v) in grid.cells().iter().enumerate() {
+                    if v != 0 {
+                        l.place(i, 1 << (v - 1))?;
+                    }
+                }
+                Ok(l)
+            }
+            // Pencilmarks: nothing is placed yet; the first round of
+            // singles places the cells pinned to one candidate.
+            Puzzle::Marks(marks) => {
+                let cand = *marks.masks();
+                if cand.contains(&0) {
+                    return Err(Dead);
+                }
+                Ok(Logic { cand, placed: 0 })
             }
         }
-        Ok(l)
     }
 
     fn place(&mut self, cell: usize, bit: u16) -> Result<(), Dead> {
@@ -266,7 +280,7 @@ impl Logic {
 }
 
 /// The strongest inference `puzzle` needs (see [`Inference`]).
-pub fn strongest_inference(puzzle: &Grid) -> Inference {
+pub fn strongest_inference(puzzle: &Puzzle) -> Inference {
     let Ok(mut logic) = Logic::new(puzzle) else {
         return Inference::Search;
     };
@@ -289,8 +303,8 @@ pub fn strongest_inference(puzzle: &Grid) -> Inference {
 }
 
 /// Rates `puzzle` with `solver` (reused across puzzles).
-pub fn rate(solver: &mut FastSolver, puzzle: &Grid) -> Rating {
-    let out = solver.solve(puzzle, 2);
+pub fn rate(solver: &mut FastSolver, puzzle: &Puzzle) -> Rating {
+    let out = puzzle.solve(solver, 2);
     let inference = if out.solutions == 1 {
         strongest_inference(puzzle)
     } else {
@@ -308,8 +322,10 @@ pub fn rate(solver: &mut FastSolver, puzzle: &Grid) -> Rating {
 mod tests {
     use super::*;
 
-    fn grid(s: &str) -> Grid {
-        s.parse().unwrap()
+    use crate::grid::Grid;
+
+    fn grid(s: &str) -> Puzzle {
+        Puzzle::Givens(s.parse().unwrap())
     }
 
     #[test]
@@ -353,7 +369,13 @@ mod tests {
                     ..Default::default()
                 },
             );
-            let r = rate(&mut solver, &g.puzzle);
+            let r = rate(&mut solver, &Puzzle::from(g.puzzle));
+            let marks = Puzzle::Marks(Box::new(crate::pencil::Candidates::from_grid(&g.puzzle)));
+            assert_eq!(
+                rate(&mut solver, &marks),
+                r,
+                "the pencilmark form rates alike"
+            );
             assert_eq!(r.difficulty, Difficulty::of(r.inference, r.guesses));
             if r.inference != Inference::Search {
                 assert_eq!(r.guesses, 0, "logic solved it, so must the fast solver");
@@ -375,7 +397,7 @@ mod tests {
 
     #[test]
     fn no_unique_solution_is_search() {
-        let r = rate(&mut FastSolver::new(), &Grid::EMPTY);
+        let r = rate(&mut FastSolver::new(), &Puzzle::from(Grid::EMPTY));
         assert_eq!((r.solutions, r.inference), (2, Inference::Search));
     }
 }

@@ -8,6 +8,7 @@
 
 use crate::batch::Status;
 use crate::grid::{Grid, ParseError, Unit, CELLS, COL_OF, ROW_OF};
+use crate::puzzle::Puzzle;
 use crate::solver::Solver;
 use std::fmt;
 
@@ -241,13 +242,16 @@ pub enum Failure {
         given: u8,
         found: u8,
     },
+    /// Pencilmarks: the solution puts a digit where it is not a candidate.
+    NotACandidate { row: usize, col: usize, digit: u8 },
     /// The puzzle is malformed, but the answer does not say so.
     PuzzleMalformed(ParseError),
     /// The answer says malformed, but the puzzle parses.
     NotMalformed,
     /// The puzzle's givens break a rule, but the answer does not say invalid.
     PuzzleInvalid { unit: Unit, digit: u8 },
-    /// The answer says invalid, but no given repeats.
+    /// The answer says invalid, but no given repeats (no two cells of a
+    /// unit are pinned to one digit).
     NotInvalid,
     /// The answer says unsolvable, but the puzzle has a solution.
     HasSolution,
@@ -306,6 +310,10 @@ impl fmt::Display for Failure {
                 f,
                 "solution changed the given {given} at row {row}, column {col} to {found}"
             ),
+            Failure::NotACandidate { row, col, digit } => write!(
+                f,
+                "solution puts {digit} at row {row}, column {col}, where it is not a candidate"
+            ),
             Failure::PuzzleMalformed(e) => {
                 write!(
                     f,
@@ -317,7 +325,7 @@ impl fmt::Display for Failure {
                 f,
                 "puzzle is invalid ({unit} repeats digit {digit}) but the answer does not say so"
             ),
-            Failure::NotInvalid => write!(f, "claimed invalid but no given repeats"),
+            Failure::NotInvalid => write!(f, "claimed invalid but the puzzle breaks no rule"),
             Failure::HasSolution => write!(f, "claimed unsolvable but has a solution"),
             Failure::WrongCount {
                 claimed,
@@ -373,8 +381,9 @@ impl Default for CheckOptions {
     }
 }
 
-/// Checks a solution against the rules and the puzzle's givens.
-pub fn check_solution(puzzle: &Grid, solution: &Grid) -> Result<(), Failure> {
+/// Checks a solution against the rules and the puzzle's givens (or, for
+/// pencilmarks, its candidates).
+pub fn check_solution(puzzle: &Puzzle, solution: &Grid) -> Result<(), Failure> {
     let empty = solution.cells().iter().filter(|&&v| v == 0).count();
     if empty > 0 {
         return Err(Failure::Incomplete { empty });
@@ -385,15 +394,33 @@ pub fn check_solution(puzzle: &Grid, solution: &Grid) -> Result<(), Failure> {
             digit: c.digit,
         });
     }
-    for i in 0..CELLS {
-        let (given, found) = (puzzle.cells()[i], solution.cells()[i]);
-        if given != 0 && given != found {
-            return Err(Failure::ChangedGiven {
-                row: ROW_OF[i] as usize + 1,
-                col: COL_OF[i] as usize + 1,
-                given,
-                found,
-            });
+    let row = |i: usize| ROW_OF[i] as usize + 1;
+    let col = |i: usize| COL_OF[i] as usize + 1;
+    match puzzle {
+        Puzzle::Givens(givens) => {
+            for i in 0..CELLS {
+                let (given, found) = (givens.cells()[i], solution.cells()[i]);
+                if given != 0 && given != found {
+                    return Err(Failure::ChangedGiven {
+                        row: row(i),
+                        col: col(i),
+                        given,
+                        found,
+                    });
+                }
+            }
+        }
+        Puzzle::Marks(marks) => {
+            for i in 0..CELLS {
+                let digit = solution.cells()[i];
+                if marks.masks()[i] >> (digit - 1) & 1 == 0 {
+                    return Err(Failure::NotACandidate {
+                        row: row(i),
+                        col: col(i),
+                        digit,
+                    });
+                }
+            }
         }
     }
     Ok(())
@@ -403,7 +430,7 @@ pub fn check_solution(puzzle: &Grid, solution: &Grid) -> Result<(), Failure> {
 /// status or count must be confirmed.
 pub fn check(
     solver: &mut dyn Solver,
-    parsed: &Result<Grid, ParseError>,
+    parsed: &Result<Puzzle, ParseError>,
     claim: &Claim,
     options: CheckOptions,
 ) -> Result<(), Failure> {
@@ -463,7 +490,7 @@ pub fn check(
             max: options.max_count,
         });
     }
-    let found = solver.solve(puzzle, limit).solutions;
+    let found = puzzle.solve(solver, limit).solutions;
     let wrong = |claimed: &str| Failure::WrongCount {
         claimed: claimed.to_string(),
         found,
@@ -534,7 +561,11 @@ mod tests {
     const S: &str =
         "534678912672195348198342567859761423426853791713924856961537284287419635345286179";
 
-    fn ok(p: &str) -> Result<Grid, ParseError> {
+    fn ok(p: &str) -> Result<Puzzle, ParseError> {
+        Puzzle::parse_line(p.as_bytes())
+    }
+
+    fn grid(p: &str) -> Result<Grid, ParseError> {
         Grid::parse_line(p.as_bytes())
     }
 
@@ -622,7 +653,7 @@ mod tests {
             run(&invalid, &line_claim(S), false),
             Err(Failure::PuzzleInvalid { .. })
         ));
-        let bad: Result<Grid, ParseError> = Grid::parse_line(b"xyz");
+        let bad: Result<Puzzle, ParseError> = Puzzle::parse_line(b"xyz");
         let mut s = FastSolver::new();
         assert_eq!(
             check(
@@ -649,7 +680,7 @@ mod tests {
         let claim = |status: &str, n: u32| Claim {
             status: Status::from_word(status),
             solutions: Some(n),
-            solution: Some(ok(S)),
+            solution: Some(grid(S)),
         };
         assert_eq!(run(P, &claim("unique", 1), false), Ok(()));
         assert_eq!(run(&empty, &claim("multiple", 2), false), Ok(()));
@@ -677,7 +708,7 @@ mod tests {
         for i in 0..81 {
             let keep = cells[i];
             cells[i] = b'.';
-            let count = s.solve(&ok(std::str::from_utf8(&cells).unwrap()).unwrap(), 4);
+            let count = s.solve(&grid(std::str::from_utf8(&cells).unwrap()).unwrap(), 4);
             if count.solutions > n {
                 cells[i] = keep;
             } else if count.solutions == n {
@@ -779,7 +810,7 @@ mod tests {
         let c = parse_answer(AnswerFormat::Csv { with_file: true }, csv.as_bytes()).unwrap();
         assert_eq!(c.status, Some(Status::Unique));
         assert_eq!(c.solutions, Some(1));
-        assert_eq!(c.solution, Some(ok(S)));
+        assert_eq!(c.solution, Some(grid(S)));
         let row = format!("3,{P},unsolvable,0,,0");
         let c = parse_answer(AnswerFormat::Csv { with_file: false }, row.as_bytes()).unwrap();
         assert_eq!((c.status, c.solution), (Some(Status::Unsolvable), None));
@@ -787,7 +818,7 @@ mod tests {
             r#"{{"line":1,"puzzle":"{P}","status":"solved","solutions":1,"solution":"{S}","guesses":0}}"#
         );
         let c = parse_answer(AnswerFormat::Jsonl, json.as_bytes()).unwrap();
-        assert_eq!(c.solution, Some(ok(S)));
+        assert_eq!(c.solution, Some(grid(S)));
         assert!(parse_answer(AnswerFormat::Jsonl, b"{oops").is_err());
         assert!(parse_answer(AnswerFormat::Csv { with_file: false }, b"1,2").is_err());
         assert_eq!(
@@ -804,14 +835,14 @@ mod tests {
     #[test]
     fn embedded_answers_follow_the_puzzle() {
         let c = embedded_answer(format!("{P},{S}").as_bytes()).unwrap();
-        assert_eq!(c.solution, Some(ok(S)));
+        assert_eq!(c.solution, Some(grid(S)));
         let c = embedded_answer(format!("{P}:1:{S}").as_bytes()).unwrap();
-        assert_eq!((c.solutions, c.solution), (Some(1), Some(ok(S))));
+        assert_eq!((c.solutions, c.solution), (Some(1), Some(grid(S))));
         assert!(embedded_answer(P.as_bytes()).is_err());
         // `puzzle,solution,clues,difficulty`: the solution is 81 digits,
         // not a count, and the columns after it are ignored.
         let c = embedded_answer(format!("{P},{S},30,1.5").as_bytes()).unwrap();
-        assert_eq!((c.solutions, &c.solution), (None, &Some(ok(S))));
+        assert_eq!((c.solutions, &c.solution), (None, &Some(grid(S))));
         assert_eq!(run(P, &c, true), Ok(()));
         assert_eq!(
             run(

@@ -279,8 +279,8 @@ fn a_megabyte_of_garbage_is_not_a_megabyte_field() {
         let rows: Vec<&str> = got.lines().collect();
         assert_eq!(rows.len(), 3 + usize::from(format == "csv"), "{format}");
         let bad = rows[1 + usize::from(format == "csv")];
-        assert!(bad.len() < 600, "{format}: {} bytes", bad.len());
-        assert!(bad.contains("[...1249800 more bytes]"), "{format}: {bad}");
+        assert!(bad.len() < 2000, "{format}: {} bytes", bad.len());
+        assert!(bad.contains("[...1249200 more bytes]"), "{format}: {bad}");
         assert!(bad.contains("malformed"), "{bad}");
     }
 }

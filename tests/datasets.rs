@@ -4,8 +4,8 @@
 mod common;
 
 use batchdoku::solver::{FastSolver, Isa, Solver};
-use batchdoku::{Grid, SolverKind};
-use common::{load_puzzles, sample_path, shared_datasets};
+use batchdoku::{Grid, Puzzle, SolverKind};
+use common::{load_puzzles, load_records, sample_path, shared_datasets};
 use rayon::prelude::*;
 
 const SHARED_FILES: [&str; 5] = [
@@ -132,19 +132,22 @@ fn mrv_solves_every_shared_puzzle() {
 /// Average guesses per puzzle of the fast solver (limit 2) over a whole
 /// set: deterministic, so a rise means weaker inference or a worse choice
 /// of branching cell. Bounds are the counts recorded on 2026-11-22 (and
-/// multi_20k on 2026-11-23) plus about 2%; lower them when the solver
-/// improves. pencil_10k joins once pencilmark input exists (issue 17).
-fn guesses_per_puzzle(puzzles: &[Grid]) -> f64 {
+/// multi_20k on 2026-11-23, pencil_10k on 2026-11-24) plus about 2%; lower
+/// them when the solver improves.
+fn guesses_per_puzzle(puzzles: &[Puzzle]) -> f64 {
     let total: u64 = puzzles
         .par_iter()
-        .map_init(|| SolverKind::Fast.build(), |s, p| s.solve(p, 2).guesses)
+        .map_init(
+            || SolverKind::Fast.build(),
+            |s, p| p.solve(s.as_mut(), 2).guesses,
+        )
         .sum();
     total as f64 / puzzles.len() as f64
 }
 
 #[test]
 fn fast_guess_counts_stay_within_recorded_bounds() {
-    let sample = guesses_per_puzzle(&load_puzzles(&sample_path()));
+    let sample = guesses_per_puzzle(&load_records(&sample_path()));
     assert!(
         sample <= 2.15,
         "sample: {sample:.3} guesses/puzzle (recorded 2.10)"
@@ -158,8 +161,10 @@ fn fast_guess_counts_stay_within_recorded_bounds() {
         ("forum_hardest_1905_11plus.txt", 161.95, 165.2),
         // Several solutions each (limit 2 finds two): recorded 2026-11-23.
         ("multi_20k.txt", 8.76, 8.94),
+        // Pencilmarks: recorded 2026-11-24.
+        ("pencil_10k.txt", 0.34, 0.35),
     ] {
-        let g = guesses_per_puzzle(&load_puzzles(&dir.join(name)));
+        let g = guesses_per_puzzle(&load_records(&dir.join(name)));
         assert!(
             g <= bound,
             "{name}: {g:.3} guesses/puzzle, recorded {recorded}, bound {bound}"

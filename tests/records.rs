@@ -27,7 +27,7 @@ fn reference(data: &[u8]) -> Vec<(u64, Vec<u8>, Result<Grid, ParseError>)> {
 
 fn read(data: &[u8]) -> Vec<(u64, Vec<u8>, Result<Grid, ParseError>)> {
     records(data, 1, InputFormat::Line)
-        .map(|r| (r.line, r.raw.to_vec(), r.grid))
+        .map(|r| (r.line, r.raw.to_vec(), r.givens()))
         .collect()
 }
 

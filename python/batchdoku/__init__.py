@@ -14,8 +14,10 @@ over a pool of ``threads`` (0: all cores, or ``BATCHDOKU_THREADS``):
 [True]
 
 Puzzles may be a list or tuple of ``str``/``bytes`` (each read like a line
-of the command line's input: 81 cells, ``.`` or ``0`` for blanks, text
-after a separator ignored; ``None`` is a missing puzzle), a numpy integer
+of the command line's input: 81 cells, ``.`` or ``0`` for blanks, or a
+729-character pencilmark puzzle, nine characters a cell with digit ``d``
+where ``d`` is still a candidate; text after a separator ignored; ``None``
+is a missing puzzle), a numpy integer
 array of shape (N, 81) or (N, 9, 9) with 0 for blanks, a numpy ``S``/``U``
 string array, a pyarrow string Array or ChunkedArray, or a pandas Series of
 strings. A record that is not a puzzle gets the status ``malformed`` in its

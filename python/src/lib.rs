@@ -4,7 +4,7 @@
 //! input it accepts into one of the forms [`Puzzles`] reads, and the codes
 //! returned here into words; everything Sudoku is the `batchdoku` library's.
 
-use batchdoku::batch::{solve_grid, Status};
+use batchdoku::batch::{solve_puzzle, Status};
 use batchdoku::canon::Canonicalizer;
 use batchdoku::engine::{forced_format, open_sources, Job};
 use batchdoku::generate::{generate as generate_one, GenerateOptions, Symmetry};
@@ -15,7 +15,7 @@ use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::rate::{rate as rate_one, Difficulty, Inference};
 use batchdoku::solver::FastSolver;
 use batchdoku::verify::{check, parse_answer, AnswerFormat, CheckOptions, Claim};
-use batchdoku::{Solver, SolverKind};
+use batchdoku::{Puzzle, Solver, SolverKind};
 use numpy::ndarray::Array2;
 use numpy::{
     IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
@@ -188,19 +188,25 @@ impl Puzzles<'_> {
         }
     }
 
-    /// Record `i`'s grid, or why it is not one: integer rows as npy rows
-    /// are read, texts as lines.
-    fn grid(&self, i: usize) -> Result<Grid, ParseError> {
+    /// Record `i`'s puzzle, or why it is not one: integer rows as npy rows
+    /// are read, texts as lines (81 cells, or 729 pencilmark characters).
+    fn puzzle(&self, i: usize) -> Result<Puzzle, ParseError> {
         match self {
             Puzzles::Ints { data, dtype } => {
                 let n = dtype.row_bytes();
-                dtype.grid(&data[i * n..(i + 1) * n])
+                dtype.grid(&data[i * n..(i + 1) * n]).map(Puzzle::from)
             }
             _ => match self.text(i) {
-                Some(text) => Grid::parse_line(&text),
+                Some(text) => Puzzle::parse_line(&text),
                 None => Err(ParseError::Null),
             },
         }
+    }
+
+    /// Record `i`'s givens, or why it has none (pencilmarks included): for
+    /// answers and canonical forms.
+    fn grid(&self, i: usize) -> Result<Grid, ParseError> {
+        self.puzzle(i).and_then(Puzzle::into_givens)
     }
 
     /// Record `i`'s text, for reading an answer (`None`: a null).
@@ -208,9 +214,9 @@ impl Puzzles<'_> {
         use std::borrow::Cow;
         match self {
             Puzzles::Ints { .. } => self
-                .grid(i)
+                .puzzle(i)
                 .ok()
-                .map(|g| Cow::Owned(g.to_line().into_bytes())),
+                .map(|p| Cow::Owned(p.to_line().into_bytes())),
             Puzzles::Texts(t) => t[i].map(Cow::Borrowed),
             Puzzles::Offsets {
                 offsets,
@@ -417,7 +423,7 @@ fn solve<'py>(
                 let mut solver = kind.build();
                 solver.set_stop(Some(&STOP));
                 for j in 0..st.len() {
-                    let r = solve_grid(solver.as_mut(), &puzzles.grid(k * TASK + j), limit);
+                    let r = solve_puzzle(solver.as_mut(), &puzzles.puzzle(k * TASK + j), limit);
                     if solver.stopped() {
                         stopped.store(true, Ordering::Relaxed);
                         return;
@@ -568,7 +574,7 @@ fn verify<'py>(
                     }
                     let i = k * TASK + j;
                     let outcome = match claim(i) {
-                        Ok(c) => check(&mut solver, &puzzles.grid(i), &c, options)
+                        Ok(c) => check(&mut solver, &puzzles.puzzle(i), &c, options)
                             .map_err(|f| f.to_string()),
                         Err(e) => Err(e),
                     };
@@ -632,13 +638,13 @@ fn rate<'py>(
                         stopped.store(true, Ordering::Relaxed);
                         return;
                     }
-                    match puzzles.grid(k * TASK + j) {
+                    match puzzles.puzzle(k * TASK + j) {
                         Err(_) => (inf[j], dif[j]) = (invalid_inf + 1, invalid_dif + 1),
-                        Ok(g) if g.validate().is_err() => {
+                        Ok(p) if p.validate().is_err() => {
                             (inf[j], dif[j]) = (invalid_inf, invalid_dif)
                         }
-                        Ok(g) => {
-                            let r = rate_one(&mut solver, &g);
+                        Ok(p) => {
+                            let r = rate_one(&mut solver, &p);
                             if solver.stopped() {
                                 stopped.store(true, Ordering::Relaxed);
                                 return;
@@ -823,7 +829,11 @@ fn generate(
                         .into_par_iter()
                         .map_init(FastSolver::new, |solver, i| {
                             let g = generate_one(seed, i, options);
-                            (g.puzzle, g.solution, rate_one(solver, &g.puzzle).difficulty)
+                            (
+                                g.puzzle,
+                                g.solution,
+                                rate_one(solver, &g.puzzle.into()).difficulty,
+                            )
                         })
                         .collect();
                     next = end;
@@ -916,7 +926,7 @@ fn read<'py>(
                 let mut bad = Vec::new();
                 for (k, rec) in records(&job.data, job.first_line, job.format).enumerate() {
                     lines.push(rec.line as i64);
-                    match rec.grid {
+                    match rec.givens() {
                         Ok(g) => cells.extend_from_slice(g.cells()),
                         Err(e) => {
                             cells.extend_from_slice(&[0; CELLS]);

@@ -146,3 +146,45 @@ def test_to_arrow_and_pandas():
     df = r.to_pandas()
     assert df["status"].tolist() == ["solved", "invalid"]
     assert repr(r) == "SolveResult(2 puzzles: 1 invalid, 1 solved)"
+
+
+def pencilmarks(p: str) -> str:
+    """The 729-character form of ``p``: each blank keeps the digits no
+    given of its row, column or box holds; a given keeps only itself."""
+    out = []
+    for i, c in enumerate(p):
+        r, k = divmod(i, 9)
+        if c not in ".0":
+            out.append("".join(d if d == c else "." for d in "123456789"))
+            continue
+        seen = {
+            p[j]
+            for j in range(81)
+            if j // 9 == r or j % 9 == k or (j // 27 == i // 27 and j % 9 // 3 == k // 3)
+        }
+        out.append("".join(d if d not in seen else "." for d in "123456789"))
+    return "".join(out)
+
+
+def test_pencilmark_strings_solve_verify_and_rate_like_their_puzzles(sample_lines):
+    lines = sample_lines[:200]
+    marks = [pencilmarks(p) for p in lines]
+    assert all(len(m) == 729 for m in marks)
+    want = batchdoku.solve(lines, limit=2)
+    got = batchdoku.solve(marks, limit=2)
+    assert got.status.tolist() == want.status.tolist()
+    assert (got.solutions == want.solutions).all()
+    assert batchdoku.verify(marks, got, unique=True).ok.all()
+    # Another puzzle's solution keeps the rules but not these candidates.
+    wrong = batchdoku.verify(marks[:2], got.solutions[[1, 0]])
+    assert not wrong.ok.any()
+    assert "not a candidate" in wrong.reason[0]
+    a, b = batchdoku.rate(lines), batchdoku.rate(marks)
+    assert a.difficulty.tolist() == b.difficulty.tolist()
+    assert a.guesses.tolist() == b.guesses.tolist()
+    # A cell with no candidate; two cells of a row pinned to 1; a typo.
+    empty = "." * 9 + marks[0][9:]
+    pinned = "1........1........" + marks[0][18:]
+    typo = marks[0][:100] + "x" + marks[0][101:]
+    r = batchdoku.solve([empty, pinned, typo, marks[0]])
+    assert r.status.tolist() == ["unsolvable", "invalid", "malformed", "solved"]

@@ -4,7 +4,7 @@ use anyhow::{bail, Context};
 use batchdoku::bench::{check_pass, compare, timed_passes, CheckPass};
 use batchdoku::input::{detect, records};
 use batchdoku::solver::FastSolver;
-use batchdoku::{Grid, SolverKind};
+use batchdoku::{Puzzle, SolverKind};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -16,6 +16,7 @@ use std::time::Duration;
 /// each answer and counts guesses; the variants must agree on every
 /// puzzle's solution count. Then warm-up passes, then timed passes over the
 /// whole file until --min-time. With no FILES, the sample in datasets/.
+/// Files hold a puzzle per line: 81 cells, or 729 pencilmark characters.
 #[derive(clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -89,12 +90,12 @@ pub struct Row {
     pub capped: bool,
 }
 
-fn load(path: &Path) -> anyhow::Result<Vec<Grid>> {
+fn load(path: &Path) -> anyhow::Result<Vec<Puzzle>> {
     let data = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let d = detect(&data, None);
     let mut puzzles = Vec::new();
     for r in records(&data[d.start..], d.first_line, d.format) {
-        match r.grid {
+        match r.puzzle {
             Ok(g) => puzzles.push(g),
             Err(e) => bail!("{}:{}: {e}", path.display(), r.line),
         }

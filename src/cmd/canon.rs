@@ -121,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     break;
                 }
                 n += 1;
-                let (puzzle, result) = match &rec.grid {
+                let (puzzle, result) = match &rec.givens() {
                     Err(e) => {
                         tally.malformed += 1;
                         tally.note(rec.line, format!("malformed: {e}"));

@@ -185,8 +185,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         break;
                     }
                     n += 1;
-                    let g = match &rec.grid {
-                        Ok(g) => g,
+                    let g = match &rec.givens() {
+                        Ok(g) => *g,
                         Err(e) => {
                             chunk.bad.push((rec.line, format!("malformed: {e}")));
                             continue;
@@ -197,7 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         continue;
                     }
                     let form = canon
-                        .canonical(g)
+                        .canonical(&g)
                         .expect("a valid grid repeats no digit in a line");
                     let start = out.len();
                     if checking {

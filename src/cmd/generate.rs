@@ -113,7 +113,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .into_par_iter()
                 .map_init(FastSolver::new, |solver, i| {
                     let g = generate(seed, i, options);
-                    let class = args.difficulty.map(|_| rate(solver, &g.puzzle).difficulty);
+                    let class = args
+                        .difficulty
+                        .map(|_| rate(solver, &g.puzzle.into()).difficulty);
                     (g, class)
                 })
                 .collect()

@@ -22,7 +22,8 @@ use std::time::Instant;
 /// (singles with pointing and claiming), `search` (neither; also for puzzles
 /// without exactly one solution). Classes: easy = singles, medium = locked
 /// candidates, hard = search with fewer than 20 guesses, extreme = 20 or more.
-/// Inputs are read as by `solve` (files or standard input, line or grid form).
+/// Inputs are read as by `solve` (files or standard input, line, pencilmark
+/// or grid form).
 #[derive(clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -107,18 +108,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     break;
                 }
                 n += 1;
-                let (puzzle, solutions, guesses, inference, class) = match rec.grid {
+                let (puzzle, solutions, guesses, inference, class) = match rec.puzzle {
                     Err(_) => {
                         t.malformed += 1;
                         let raw = one_line(rec.raw, Some(RAW_SHOWN));
                         (raw, 0, 0, "malformed", "malformed")
                     }
-                    Ok(g) if g.validate().is_err() => {
+                    Ok(p) if p.validate().is_err() => {
                         t.invalid += 1;
-                        (g.to_line(), 0, 0, "invalid", "invalid")
+                        (p.to_line(), 0, 0, "invalid", "invalid")
                     }
-                    Ok(g) => {
-                        let r = rate(&mut solver, &g);
+                    Ok(p) => {
+                        let r = rate(&mut solver, &p);
                         if solver.stopped() {
                             // Ctrl-C cut the search short: not rated.
                             n -= 1;
@@ -130,7 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                             t.not_unique += 1;
                         }
                         (
-                            g.to_line(),
+                            p.to_line(),
                             r.solutions,
                             r.guesses,
                             r.inference.word(),

@@ -26,8 +26,9 @@ pub struct ReadArgs {
     /// `quizzes`, `question`, `quiz` or `sudoku` column.
     #[arg(long, value_name = "NAME|N")]
     pub column: Option<ColumnSpec>,
-    /// Input form: auto, line, grid, csv, npy or parquet (see `solve --help`).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
+    /// Input form: auto, line, pencilmark, grid, csv, npy or parquet (see
+    /// `solve --help`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "pencilmark", "grid", "csv", "npy", "parquet"])]
     pub input: String,
     /// Progress bar on stderr: auto, always or never.
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]

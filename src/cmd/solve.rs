@@ -32,13 +32,16 @@ use std::time::Instant;
 ///
 /// A record is a line that is neither blank nor a `#` comment: 81 cells in
 /// row order (`1`-`9` givens, `.` or `0` blanks), optionally followed by a
-/// separator (`,` `:` `;` tab or space) and ignored text. A CSV header at the
-/// top of a file is skipped. Files whose first puzzle is written as 9 rows
-/// of 9 cells are read in grid form (see --input).
+/// separator (`,` `:` `;` tab or space) and ignored text. A line of 729
+/// characters is a pencilmark (Sukaku) puzzle: nine characters a cell, digit
+/// d where d is still a candidate, `.` or `0` where it is not. A CSV header
+/// at the top of a file is skipped. Files whose first puzzle is written as 9
+/// rows of 9 cells are read in grid form (see --input).
 ///
 /// Each record gets one output record: its solution, or a status:
-/// `unsolvable` (no solution), `invalid` (givens repeat a digit in a unit) or
-/// `malformed` (not a puzzle; a warning names its file and line).
+/// `unsolvable` (no solution, or a cell without candidates), `invalid`
+/// (givens repeat a digit in a unit, or two of its cells are pinned to one
+/// digit) or `malformed` (not a puzzle; a warning names its file and line).
 #[derive(clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -82,13 +85,15 @@ pub struct Args {
     #[arg(long, value_name = "NAME|N")]
     pub column: Option<ColumnSpec>,
     /// Input form: auto (grid when a file opens with 9 rows of 9 cells, csv
-    /// when a header names the columns, npy by its magic bytes), line, grid,
-    /// csv (the puzzle column named by the header or --column, else the
-    /// first), npy or parquet (a file named .parquet or opening with
+    /// when a header names the columns, npy by its magic bytes; a line of
+    /// 729 characters is a pencilmark puzzle), line, pencilmark (every line
+    /// read as 729 characters, nine per cell: digit d where d is still a
+    /// candidate, `.` or `0` where it is not), grid, csv (the puzzle column
+    /// named by the header or --column, else the first), npy or parquet (a file named .parquet or opening with
     /// Parquet's magic bytes is read as one; the puzzle column is found
     /// as for CSV, or is the table's only text column; rows are numbered
     /// from 0).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "pencilmark", "grid", "csv", "npy", "parquet"])]
     pub input: String,
     /// Also write the end statistics as JSON to FILE.
     #[arg(long, value_name = "FILE")]

@@ -4,7 +4,7 @@
 use super::print_stdout;
 use anyhow::{bail, Context};
 use batchdoku::engine::Source;
-use batchdoku::grid::{Grid, ParseError};
+use batchdoku::grid::ParseError;
 use batchdoku::input::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
     record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
@@ -17,6 +17,7 @@ use batchdoku::verify::{
     check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerFormat,
     CheckOptions, Failure,
 };
+use batchdoku::Puzzle;
 use batchdoku::SolverKind;
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -34,9 +35,11 @@ use std::time::Instant;
 /// `quizzes,solutions` header, `puzzle:count:solution` lines).
 ///
 /// Every solution must be a complete grid that obeys the rules and keeps
-/// every given. Status claims are checked by solving: `unsolvable` must have
-/// no solution, `invalid` must repeat a given, `malformed` must not parse,
-/// `unique`/`multiple` and solution counts must match the puzzle's count.
+/// every given (for a pencilmark puzzle: puts in each cell one of its
+/// candidates). Status claims are checked by solving: `unsolvable` must
+/// have no solution, `invalid` must repeat a given in a unit (or pin two of
+/// its cells to one digit), `malformed` must not parse, `unique`/`multiple`
+/// and solution counts must match the puzzle's count.
 #[derive(clap::Args)]
 #[command(after_help = "\
 Examples:
@@ -47,7 +50,8 @@ Examples:
 Exit codes: 0 every answer is right, 1 some answer is wrong, the files hold
 different numbers of records, or an I/O error, 2 usage error.")]
 pub struct Args {
-    /// The puzzles, one per line (or in grid form).
+    /// The puzzles, one per line (81 cells or 729 pencilmark characters),
+    /// or in grid form.
     pub puzzles: PathBuf,
     /// The answers; omit when each puzzle line carries its answer.
     pub answers: Option<PathBuf>,
@@ -75,9 +79,9 @@ pub struct Args {
     /// Worker threads (0: one per core).
     #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
     pub threads: usize,
-    /// Puzzle input form: auto, line, grid, csv, npy or parquet (see
-    /// `solve --help`).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "grid", "csv", "npy", "parquet"])]
+    /// Puzzle input form: auto, line, pencilmark, grid, csv, npy or parquet
+    /// (see `solve --help`).
+    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "pencilmark", "grid", "csv", "npy", "parquet"])]
     pub input: String,
 }
 
@@ -91,7 +95,7 @@ const BATCH: usize = 4096;
 struct Pair {
     record: u64,
     puzzle_line: u64,
-    puzzle: Result<Grid, ParseError>,
+    puzzle: Result<Puzzle, ParseError>,
     /// The puzzle's record text, kept when it carries its own answer.
     puzzle_raw: Vec<u8>,
     answer: Option<(u64, Vec<u8>)>,
@@ -612,7 +616,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             batch.push(Pair {
                 record,
                 puzzle_line: p.line,
-                puzzle: p.grid,
+                puzzle: p.puzzle,
                 puzzle_raw: if separate { Vec::new() } else { p.raw.to_vec() },
                 answer: None,
             });

@@ -63,7 +63,18 @@ pub fn load_puzzles(path: &std::path::Path) -> Vec<Grid> {
     let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     records(&data, 1, InputFormat::Line)
         .map(|r| {
-            r.grid
+            r.givens()
+                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), r.line))
+        })
+        .collect()
+}
+
+/// Every puzzle of a line-per-puzzle file, 81-cell or pencilmark.
+pub fn load_records(path: &std::path::Path) -> Vec<batchdoku::Puzzle> {
+    let data = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    records(&data, 1, InputFormat::Line)
+        .map(|r| {
+            r.puzzle
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), r.line))
         })
         .collect()
