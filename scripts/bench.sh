@@ -10,6 +10,8 @@
 # build it with:
 #   CARGO_TARGET_DIR=/tmp/peer RUSTFLAGS="-C target-cpu=native" \
 #     cargo build --release --manifest-path ../shared/peer-bench/Cargo.toml
+# Pencilmark files are measured against tdoku alone (run with -p): the
+# crate does not read them.
 # tdoku's own benchmark (measured only, nothing of it in the project) is
 # looked for at $TDOKU_BENCH or /tmp/tdoku/build/run_benchmark; build it
 # from a clone of t-dillon/tdoku with its script (cmake: `pip install cmake`):
@@ -25,7 +27,7 @@ cargo build --release --quiet --bin batchdoku
 bin=./target/release/batchdoku
 
 files=(datasets/sample.txt)
-for name in easy_100k minimal_100k 17_clue magictour_top1465 forum_hardest_1905_11plus multi_20k; do
+for name in easy_100k minimal_100k 17_clue magictour_top1465 forum_hardest_1905_11plus multi_20k pencil_10k; do
   f=../shared/datasets/$name.txt
   [[ -f $f ]] && files+=("$f")
 done
@@ -35,12 +37,16 @@ for f in "${files[@]}"; do
   echo "== $base" >&2
   # fast, then the peer right after it: a ratio taken in one run.
   $bin bench --solvers fast --limit 2 --threads 1 --min-time "$min" --format json "$f" > "$out/$base.fast.json"
-  if [[ -x $peer ]]; then
+  # A pencilmark file (729-character lines): the crate reads 81-cell
+  # puzzles only; tdoku reads them with -p.
+  pencil=
+  [[ $(grep -v '^#' "$f" | head -n 1 | tr -d '\r' | wc -c) -gt 700 ]] && pencil=-p
+  if [[ -x $peer && -z $pencil ]]; then
     "$peer" rate "$f" 2 "$min" > "$out/$base.peer.json"
   fi
   if [[ -x $tdoku ]]; then
     # Limit 2 is its default; -c 1 prints one csv line a solver.
-    "$tdoku" -s tdoku -t "$min" -w 1 -c 1 "$f" | tail -n 1 > "$out/$base.tdoku.csv"
+    "$tdoku" -s tdoku $pencil -t "$min" -w 1 -c 1 "$f" | tail -n 1 > "$out/$base.tdoku.csv"
   fi
   # The references, capped so the hard sets finish in minutes.
   $bin bench --solvers mrv,backtrack --limit 2 --threads 1 --min-time "$min" \
