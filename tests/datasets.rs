@@ -131,9 +131,10 @@ fn mrv_solves_every_shared_puzzle() {
 
 /// Average guesses per puzzle of the fast solver (limit 2) over a whole
 /// set: deterministic, so a rise means weaker inference or a worse choice
-/// of branching cell. Bounds are the counts recorded on 2026-11-22 (and
-/// multi_20k on 2026-11-23, pencil_10k on 2026-11-24) plus about 2%; lower
-/// them when the solver improves.
+/// of branching cell. Bounds are the counts recorded on 2026-11-24 (after
+/// the branching score dropped the bivalue peers, a cheaper choice that
+/// guesses 3-7% more on the hard sets) plus about 2%; lower them when the
+/// solver improves.
 fn guesses_per_puzzle(puzzles: &[Puzzle]) -> f64 {
     let total: u64 = puzzles
         .par_iter()
@@ -149,20 +150,19 @@ fn guesses_per_puzzle(puzzles: &[Puzzle]) -> f64 {
 fn fast_guess_counts_stay_within_recorded_bounds() {
     let sample = guesses_per_puzzle(&load_records(&sample_path()));
     assert!(
-        sample <= 2.15,
-        "sample: {sample:.3} guesses/puzzle (recorded 2.10)"
+        sample <= 2.38,
+        "sample: {sample:.3} guesses/puzzle (recorded 2.33)"
     );
     let Some(dir) = shared_datasets() else { return };
     for (name, recorded, bound) in [
         ("easy_100k.txt", 0.03, 0.04),
-        ("minimal_100k.txt", 2.13, 2.18),
+        ("minimal_100k.txt", 2.28, 2.33),
         ("17_clue.txt", 1.30, 1.33),
-        ("magictour_top1465.txt", 19.40, 19.8),
-        ("forum_hardest_1905_11plus.txt", 161.95, 165.2),
-        // Several solutions each (limit 2 finds two): recorded 2026-11-23.
-        ("multi_20k.txt", 8.76, 8.94),
-        // Pencilmarks: recorded 2026-11-24.
-        ("pencil_10k.txt", 0.34, 0.35),
+        ("magictour_top1465.txt", 20.07, 20.5),
+        ("forum_hardest_1905_11plus.txt", 166.24, 169.6),
+        // Several solutions each (limit 2 finds two).
+        ("multi_20k.txt", 8.80, 8.98),
+        ("pencil_10k.txt", 0.355, 0.363),
     ] {
         let g = guesses_per_puzzle(&load_records(&dir.join(name)));
         assert!(
