@@ -6,7 +6,7 @@
 //! random stream, derived from the seed and the puzzle's index, so a run is
 //! reproducible whatever the number of threads.
 
-use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
+use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
 use crate::solver::{FastSolver, Solver};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -120,7 +120,16 @@ pub fn random_solution(rng: &mut ChaCha8Rng, solver: &mut FastSolver) -> Grid {
 /// The digits each unit still holds as clues (rows 0-8, columns 9-17,
 /// boxes 18-26; bit `v - 1` for digit `v`), kept beside the cells as clues
 /// go and come back.
-struct UnitDigits([u16; 27]);
+struct UnitDigits {
+    /// Per unit, its clue digits.
+    digits: [u16; 27],
+    /// Per digit (0-based), the units holding it as a clue: bits 0-8 rows,
+    /// 9-17 columns, 18-26 boxes.
+    units: [u32; 9],
+}
+
+/// `SPREAD3[x]`: each bit `k` of a 3-bit `x` widened to bits `3k..3k+3`.
+const SPREAD3: [u32; 8] = [0o0, 0o7, 0o70, 0o77, 0o700, 0o707, 0o770, 0o777];
 
 impl UnitDigits {
     /// The three units of `cell`.
@@ -133,25 +142,30 @@ impl UnitDigits {
     }
 
     fn full() -> UnitDigits {
-        UnitDigits([0x1FF; 27])
+        UnitDigits {
+            digits: [0x1FF; 27],
+            units: [(1 << 27) - 1; 9],
+        }
     }
 
     fn remove(&mut self, cell: usize, v: u8) {
         for u in Self::of(cell) {
-            self.0[u] &= !(1 << (v - 1));
+            self.digits[u] &= !(1 << (v - 1));
+            self.units[v as usize - 1] &= !(1 << u);
         }
     }
 
     fn restore(&mut self, cell: usize, v: u8) {
         for u in Self::of(cell) {
-            self.0[u] |= 1 << (v - 1);
+            self.digits[u] |= 1 << (v - 1);
+            self.units[v as usize - 1] |= 1 << u;
         }
     }
 
     /// The clue digits among the peers of `cell`.
     fn seen_from(&self, cell: usize) -> u16 {
         let [r, c, b] = Self::of(cell);
-        self.0[r] | self.0[c] | self.0[b]
+        self.digits[r] | self.digits[c] | self.digits[b]
     }
 
     /// True when the remaining clues alone force `v` into the empty `cell`
@@ -163,15 +177,42 @@ impl UnitDigits {
     }
 
     /// Like [`UnitDigits::forces_naked`], for a hidden single: every other
-    /// empty cell of one of the units of `cell` sees a `v`.
-    fn forces_hidden(&self, cells: &[u8; CELLS], cell: usize, v: u8) -> bool {
-        let bit = 1 << (v - 1);
-        Self::of(cell).into_iter().any(|u| {
-            UNIT_CELLS[u].iter().all(|&k| {
-                let k = k as usize;
-                k == cell || cells[k] != 0 || self.seen_from(k) & bit != 0
-            })
-        })
+    /// empty cell of one of the units of `cell` sees a `v` (`clue_set`: the
+    /// clue cells). Each unit is tested as 9-bit masks at once: its empty
+    /// cells against the cells whose row, column or box holds a `v`.
+    fn forces_hidden(&self, clue_set: u128, cell: usize, v: u8) -> bool {
+        let has = self.units[v as usize - 1];
+        let (rows, cols, boxes) = (has & 0x1FF, has >> 9 & 0x1FF, has >> 18 & 0x1FF);
+        let (r, c) = (cell / 9, cell % 9);
+        let (band, stack) = (r / 3, c / 3);
+        // The row: its empty cells (by column) other than `cell`.
+        let row_clues = (clue_set >> (9 * r)) as u32 & 0x1FF;
+        let empty = !row_clues & 0x1FF & !(1 << c);
+        let box_cols = SPREAD3[(boxes >> (3 * band) & 7) as usize];
+        if empty & !(cols | box_cols) == 0 {
+            return true;
+        }
+        // The column: its empty cells (by row).
+        let mut col_clues = 0u32;
+        for k in 0..9 {
+            col_clues |= ((clue_set >> (9 * k + c)) as u32 & 1) << k;
+        }
+        let empty = !col_clues & 0x1FF & !(1 << r);
+        let stack_boxes = (boxes >> stack & 1)
+            | (boxes >> (stack + 3) & 1) << 1
+            | (boxes >> (stack + 6) & 1) << 2;
+        if empty & !(rows | SPREAD3[stack_boxes as usize]) == 0 {
+            return true;
+        }
+        // The box: bit 3i + j for its cell (row i, column j).
+        let mut box_clues = 0u32;
+        for i in 0..3 {
+            box_clues |= ((clue_set >> (9 * (3 * band + i) + 3 * stack)) as u32 & 7) << (3 * i);
+        }
+        let empty = !box_clues & 0x1FF & !(1 << (3 * (r % 3) + c % 3));
+        let row_cover = SPREAD3[(rows >> (3 * band) & 7) as usize];
+        let col_cover = (cols >> (3 * stack) & 7) * 0o111;
+        empty & !(row_cover | col_cover) == 0
     }
 }
 
@@ -277,7 +318,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
         // Cheapest first; each answers only when it is sure, so the order
         // does not change the decision.
         let forced = |cell: usize, v: u8, units: &UnitDigits| {
-            units.forces_naked(cell, v) || units.forces_hidden(&cells, cell, v)
+            units.forces_naked(cell, v) || units.forces_hidden(clue_set, cell, v)
         };
         let needed = if units.forces_naked(i, vi) && (i == j || units.forces_naked(j, vj)) {
             false
@@ -324,7 +365,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
             clue_set &= !(1 << i);
             let needed = !units.forces_naked(i, v)
                 && (bare(clue_set)
-                    || !units.forces_hidden(&cells, i, v) && {
+                    || !units.forces_hidden(clue_set, i, v) && {
                         let trial = Grid::from_cells(cells).expect("cells are digits");
                         solver.solvable_without(&trial, i, v)
                     });
@@ -422,7 +463,7 @@ mod tests {
                 clue_set &= !(1 << i);
                 let trial = Grid::from_cells(cells).unwrap();
                 let needed = solver.solvable_without(&trial, i, v);
-                if units.forces_naked(i, v) || units.forces_hidden(&cells, i, v) {
+                if units.forces_naked(i, v) || units.forces_hidden(clue_set, i, v) {
                     assert!(!needed, "forced clue {i} needed");
                     forced += 1;
                 } else if sets.iter().any(|&set| set & clue_set == 0) {
