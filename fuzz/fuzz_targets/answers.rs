@@ -7,7 +7,7 @@
 use batchdoku::batch::Status;
 use batchdoku::solver::{MrvSolver, Solver};
 use batchdoku::verify::{check, embedded_answer, parse_answer, AnswerFormat, CheckOptions};
-use batchdoku::Grid;
+use batchdoku::{Grid, Puzzle};
 use libfuzzer_sys::fuzz_target;
 
 /// A uniquely solvable puzzle, one with exactly two solutions, one with
@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
         let mut solver = batchdoku::solver::FastSolver::new();
         if check(
             &mut solver,
-            &puzzle,
+            &puzzle.clone().map(Puzzle::from),
             &claim,
             CheckOptions {
                 unique,

@@ -11,14 +11,14 @@
 use batchdoku::input::{
     detect, is_skipped, records, ChunkSplitter, Framing, InputFormat, StreamChunks, MAX_LINE,
 };
-use batchdoku::Grid;
+use batchdoku::Puzzle;
 use libfuzzer_sys::fuzz_target;
 
 type Rec = (u64, Vec<u8>, bool);
 
 fn whole(data: &[u8], format: InputFormat) -> Vec<Rec> {
     records(data, 1, format)
-        .map(|r| (r.line, r.raw.to_vec(), r.grid.is_ok()))
+        .map(|r| (r.line, r.raw.to_vec(), r.puzzle.is_ok()))
         .collect()
 }
 
@@ -32,14 +32,14 @@ fn reference_lines(data: &[u8]) -> Vec<Rec> {
         .enumerate()
         .map(|(i, line)| (i as u64 + 1, line.strip_suffix(b"\r").unwrap_or(line)))
         .filter(|(_, line)| !is_skipped(line))
-        .map(|(n, line)| (n, line.to_vec(), Grid::parse_line(line).is_ok()))
+        .map(|(n, line)| (n, line.to_vec(), Puzzle::parse_line(line).is_ok()))
         .collect()
 }
 
 fn chunked(data: &[u8], format: InputFormat, target: usize) -> Vec<Rec> {
     ChunkSplitter::new(data, 1, format, target)
         .flat_map(|c| records(c.data, c.first_line, c.format))
-        .map(|r| (r.line, r.raw.to_vec(), r.grid.is_ok()))
+        .map(|r| (r.line, r.raw.to_vec(), r.puzzle.is_ok()))
         .collect()
 }
 
@@ -50,7 +50,7 @@ fn streamed(data: &[u8], format: InputFormat) -> Vec<Rec> {
     while let Some(c) = s.next_chunk().expect("reading a slice cannot fail") {
         out.extend(
             records(&c.data, c.first_line, format)
-                .map(|r| (r.line, r.raw.to_vec(), r.grid.is_ok())),
+                .map(|r| (r.line, r.raw.to_vec(), r.puzzle.is_ok())),
         );
     }
     out
