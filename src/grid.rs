@@ -130,7 +130,7 @@ const fn unit_table(kind: u8) -> [u8; CELLS] {
 }
 
 /// Bytes allowed between the 81st cell and the ignored rest of a line.
-fn is_separator(b: u8) -> bool {
+pub(crate) fn is_separator(b: u8) -> bool {
     matches!(b, b',' | b':' | b';' | b'\t' | b' ')
 }
 

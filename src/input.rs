@@ -362,7 +362,10 @@ impl ParsedRecord<'_> {
     /// The givens, for commands that read puzzles of 81 cells only: a
     /// pencilmark puzzle is an error there.
     pub fn givens(&self) -> Result<Grid, ParseError> {
-        self.puzzle.clone().and_then(Puzzle::into_givens)
+        self.puzzle
+            .as_ref()
+            .map_err(Clone::clone)
+            .and_then(Puzzle::givens)
     }
 }
 

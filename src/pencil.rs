@@ -8,7 +8,7 @@
 //! ([`Candidates::from_grid`]).
 
 use crate::grid::{
-    char_at, char_column, Conflict, Grid, ParseError, BOX_OF, CELLS, COL_OF, ROW_OF,
+    char_at, char_column, is_separator, Conflict, Grid, ParseError, BOX_OF, CELLS, COL_OF, ROW_OF,
 };
 
 /// Characters in the line form: nine per cell.
@@ -17,6 +17,21 @@ pub const PENCIL_LINE: usize = 9 * CELLS;
 /// Cell characters from which a line is taken for a pencilmark line with a
 /// mistake rather than something else: nearer 729 than 81.
 pub const PENCIL_NEAR: usize = (CELLS + PENCIL_LINE) / 2;
+
+/// Where the cell text of a line starts (after leading spaces) and how
+/// many characters it has: up to a separator (see [`Grid::parse_line`]), a
+/// carriage return or the end.
+pub(crate) fn cell_text(line: &[u8]) -> (usize, usize) {
+    let start = line
+        .iter()
+        .position(|&b| !b.is_ascii_whitespace())
+        .unwrap_or(line.len());
+    let chars = line[start..]
+        .iter()
+        .position(|&b| is_separator(b) || b == b'\r')
+        .unwrap_or(line.len() - start);
+    (start, chars)
+}
 
 /// All nine digits open.
 const ALL: u16 = 0x1ff;
@@ -75,15 +90,8 @@ impl Candidates {
     /// after it must start with `,` `:` `;` a tab or a space, as for the
     /// 81-cell form). Columns in errors are 1-based characters of `line`.
     pub fn parse_line(line: &[u8]) -> Result<Candidates, ParseError> {
-        let start = line
-            .iter()
-            .position(|&b| !b.is_ascii_whitespace())
-            .unwrap_or(line.len());
+        let (start, chars) = cell_text(line);
         let text = &line[start..];
-        let chars = text
-            .iter()
-            .position(|&b| matches!(b, b',' | b':' | b';' | b'\t' | b' ' | b'\r'))
-            .unwrap_or(text.len());
         // Far from 729 characters, the length is the mistake to name (an
         // 81-cell line read as pencilmarks); near it, the first character
         // out of place (a cell's character missing shifts the rest).

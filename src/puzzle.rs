@@ -2,7 +2,7 @@
 //! 729-character form of [`Candidates`]), told apart by length.
 
 use crate::grid::{Conflict, Grid, ParseError, CELLS};
-use crate::pencil::{Candidates, PENCIL_NEAR};
+use crate::pencil::{cell_text, Candidates, PENCIL_NEAR};
 use crate::solver::{Outcome, Solver};
 
 /// A puzzle read from a record.
@@ -26,7 +26,7 @@ impl Puzzle {
             // Nearer 729 characters than 81: a pencilmark line with a typo or a
             // cell missing is explained as one, an 81-cell line with extra
             // cells as that.
-            Err(_) if cell_text_len(line) >= PENCIL_NEAR => Puzzle::parse_marks(line),
+            Err(_) if cell_text(line).1 >= PENCIL_NEAR => Puzzle::parse_marks(line),
             Err(e) => Err(e),
         }
     }
@@ -37,19 +37,11 @@ impl Puzzle {
         Candidates::parse_line(line).map(|c| Puzzle::Marks(Box::new(c)))
     }
 
-    /// The givens, or `None` for pencilmarks.
-    pub fn givens(&self) -> Option<&Grid> {
-        match self {
-            Puzzle::Givens(g) => Some(g),
-            Puzzle::Marks(_) => None,
-        }
-    }
-
     /// The givens, or for pencilmarks the error of a command that reads
     /// only 81-cell puzzles (`canon`, `dedup`, answers).
-    pub fn into_givens(self) -> Result<Grid, ParseError> {
+    pub fn givens(&self) -> Result<Grid, ParseError> {
         match self {
-            Puzzle::Givens(g) => Ok(g),
+            Puzzle::Givens(g) => Ok(*g),
             Puzzle::Marks(_) => Err(ParseError::PencilmarksNotRead),
         }
     }
@@ -128,15 +120,6 @@ impl From<Grid> for Puzzle {
     }
 }
 
-/// Length of the cell text: from the first non-space byte to the first
-/// separator (`,` `:` `;` tab, space) or carriage return, or the end.
-fn cell_text_len(line: &[u8]) -> usize {
-    line.iter()
-        .skip_while(|b| b.is_ascii_whitespace())
-        .take_while(|&&b| !matches!(b, b',' | b':' | b';' | b'\t' | b' ' | b'\r'))
-        .count()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,7 +134,7 @@ mod tests {
         let marks = Candidates::from_grid(&g).to_line();
         let parsed = Puzzle::parse_line(format!("{marks},extra").as_bytes()).unwrap();
         assert_eq!(parsed.candidates(), Candidates::from_grid(&g));
-        assert_eq!(parsed.givens(), None);
+        assert_eq!(parsed.givens(), Err(ParseError::PencilmarksNotRead));
         // Short of 729 but nearer it than 81: explained as pencilmarks.
         assert_eq!(
             Puzzle::parse_line(&marks.as_bytes()[..700]),

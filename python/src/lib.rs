@@ -206,7 +206,7 @@ impl Puzzles<'_> {
     /// Record `i`'s givens, or why it has none (pencilmarks included): for
     /// answers and canonical forms.
     fn grid(&self, i: usize) -> Result<Grid, ParseError> {
-        self.puzzle(i).and_then(Puzzle::into_givens)
+        self.puzzle(i).and_then(|p| p.givens())
     }
 
     /// Record `i`'s text, for reading an answer (`None`: a null).

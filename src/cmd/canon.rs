@@ -121,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     break;
                 }
                 n += 1;
-                let (puzzle, result) = match &rec.givens() {
+                let (puzzle, result) = match rec.givens() {
                     Err(e) => {
                         tally.malformed += 1;
                         tally.note(rec.line, format!("malformed: {e}"));
@@ -135,7 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         }
                         Ok(()) => {
                             let c = canon
-                                .canonical(g)
+                                .canonical(&g)
                                 .expect("a valid grid repeats no digit in a line");
                             tally.canonical += 1;
                             (

@@ -185,8 +185,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         break;
                     }
                     n += 1;
-                    let g = match &rec.givens() {
-                        Ok(g) => *g,
+                    let g = match rec.givens() {
+                        Ok(g) => g,
                         Err(e) => {
                             chunk.bad.push((rec.line, format!("malformed: {e}")));
                             continue;
