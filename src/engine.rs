@@ -58,7 +58,18 @@ pub fn chunk_bytes(input: usize, threads: usize) -> usize {
 /// Bytes at the top of an input looked at for NUL bytes.
 const BINARY_PROBE: usize = 64 << 10;
 
-/// The form `--input auto|line|grid` asks for (`None`: detect per input).
+/// The names `--input` takes: `auto`, then each [`forced_format`] knows.
+pub const INPUT_FORMS: [&str; 7] = [
+    "auto",
+    "line",
+    "pencilmark",
+    "grid",
+    "csv",
+    "npy",
+    "parquet",
+];
+
+/// The form `--input NAME` asks for (`None` for `auto`: detect per input).
 pub fn forced_format(input: &str) -> Option<InputFormat> {
     match input {
         "line" => Some(InputFormat::Line),

@@ -6,7 +6,7 @@
 use super::output::Output;
 use super::progress::Progress;
 use super::INTERRUPTED;
-use batchdoku::engine::{forced_format, Halt, InputGuard, Job, Jobs, Source};
+use batchdoku::engine::{forced_format, Halt, InputGuard, Job, Jobs, Source, INPUT_FORMS};
 use batchdoku::input::ColumnSpec;
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use std::ops::ControlFlow;
@@ -28,7 +28,7 @@ pub struct ReadArgs {
     pub column: Option<ColumnSpec>,
     /// Input form: auto, line, pencilmark, grid, csv, npy or parquet (see
     /// `solve --help`).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "pencilmark", "grid", "csv", "npy", "parquet"])]
+    #[arg(long, default_value = "auto", value_parser = INPUT_FORMS)]
     pub input: String,
     /// Progress bar on stderr: auto, always or never.
     #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]

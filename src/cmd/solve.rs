@@ -11,7 +11,7 @@ use batchdoku::batch::{
     kept_name, kept_names, solve_chunk, write_header, write_header_kept, ChunkJob, ChunkReport,
     KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
 };
-use batchdoku::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source};
+use batchdoku::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source, INPUT_FORMS};
 use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
 use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
 use batchdoku::table::{results_batch, results_schema, TableError};
@@ -93,7 +93,7 @@ pub struct Args {
     /// Parquet's magic bytes is read as one; the puzzle column is found
     /// as for CSV, or is the table's only text column; rows are numbered
     /// from 0).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "pencilmark", "grid", "csv", "npy", "parquet"])]
+    #[arg(long, default_value = "auto", value_parser = INPUT_FORMS)]
     pub input: String,
     /// Also write the end statistics as JSON to FILE.
     #[arg(long, value_name = "FILE")]

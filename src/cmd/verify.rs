@@ -3,7 +3,7 @@
 
 use super::print_stdout;
 use anyhow::{bail, Context};
-use batchdoku::engine::Source;
+use batchdoku::engine::{Source, INPUT_FORMS};
 use batchdoku::grid::ParseError;
 use batchdoku::input::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
@@ -81,7 +81,7 @@ pub struct Args {
     pub threads: usize,
     /// Puzzle input form: auto, line, pencilmark, grid, csv, npy or parquet
     /// (see `solve --help`).
-    #[arg(long, default_value = "auto", value_parser = ["auto", "line", "pencilmark", "grid", "csv", "npy", "parquet"])]
+    #[arg(long, default_value = "auto", value_parser = INPUT_FORMS)]
     pub input: String,
 }
 
