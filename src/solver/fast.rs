@@ -30,7 +30,8 @@
 //! Propagate to a fixed point, then branch on a cell with two candidates
 //! where one exists (else on one with the fewest); among bivalue cells, the
 //! one that sees the most unsolved cells (see `branch_cell`), which cuts the
-//! guesses on hard puzzles by about 40% against taking the first. Each child gets a copy of the 228-byte state on the stack. No
+//! guesses on hard puzzles by about 40% against taking the first. Each
+//! child gets a copy of the 228-byte state on the stack. No
 //! heap, no undo log.
 
 mod givens;
