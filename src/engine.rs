@@ -318,6 +318,9 @@ pub enum JobData {
     /// Rows of a table, decoded by the worker that runs the job (see
     /// [`Job::load`]); no bytes until then.
     Table(Arc<TableSource>, RowRange),
+    /// A table job's rows once decoded and packed, with the mapped table
+    /// file they came from.
+    Decoded(Arc<MappedFile>, Vec<u8>),
 }
 
 /// The columns of a table input other than the puzzles', for a job's rows
@@ -329,7 +332,7 @@ impl std::ops::Deref for JobData {
     fn deref(&self) -> &[u8] {
         match self {
             JobData::Mapped(map, range) => &map.bytes()[range.clone()],
-            JobData::Owned(v) => v,
+            JobData::Owned(v) | JobData::Decoded(_, v) => v,
             JobData::Table(..) => &[],
         }
     }
@@ -344,6 +347,10 @@ impl JobData {
                 v.drain(..n);
                 JobData::Owned(v)
             }
+            JobData::Decoded(map, mut v) => {
+                v.drain(..n);
+                JobData::Decoded(map, v)
+            }
             // Table jobs start past the rows --resume skips (see `start`).
             table @ JobData::Table(..) => table,
         }
@@ -352,14 +359,15 @@ impl JobData {
     /// What to check before trusting the bytes of this chunk.
     pub fn guard(&self) -> InputGuard {
         match self {
-            JobData::Mapped(map, _) => InputGuard(Some(Arc::clone(map))),
+            JobData::Mapped(map, _) | JobData::Decoded(map, _) => InputGuard(Some(Arc::clone(map))),
             JobData::Owned(_) | JobData::Table(..) => InputGuard(None),
         }
     }
 }
 
 /// Kept with a chunk's results until they are written: for a chunk of a
-/// mapped file, the map, to check that the file did not shrink meanwhile.
+/// mapped file (a table's included), the map, to check that the file did
+/// not shrink meanwhile.
 pub struct InputGuard(Option<Arc<MappedFile>>);
 
 impl InputGuard {
@@ -401,7 +409,7 @@ impl Job {
             let rows = table
                 .read(*range)
                 .with_context(|| format!("cannot read {}", sources[self.file].described()))?;
-            self.data = JobData::Owned(rows.packed);
+            self.data = JobData::Decoded(Arc::clone(table.map()), rows.packed);
             self.others = rows.others;
         }
         Ok(self)

@@ -3,7 +3,10 @@
 //!
 //! Reading decodes the chosen column (and, for `--keep-columns`, the others)
 //! with the Apache Arrow project's `parquet` crate, row group by row group,
-//! a batch at a time, so memory stays bounded by the batch and not the file.
+//! a batch at a time, so the memory decoding takes stays bounded by the
+//! batch and not the file. The file is mapped, as line files are, and the
+//! decoders read its pages out of the map (watched for truncation like any
+//! [`MappedFile`]: check before trusting decoded rows).
 //! The text rows are packed into [`InputFormat::Rows`] bytes, which the
 //! engine cuts and parses like any other input: every row is a record, a
 //! null or blank row included, numbered by row index from 0.
@@ -17,6 +20,7 @@
 
 use crate::batch::Status;
 use crate::input::{packed_row, push_row, ColumnSpec, RowPacker, PACKED_PUZZLE};
+use crate::mapfile::{Changed, MappedFile};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -27,7 +31,7 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::ProjectionMask;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// The first (and last) four bytes of a Parquet file.
@@ -226,6 +230,16 @@ pub fn column_names(path: &Path) -> Result<Vec<String>, TableError> {
         .collect())
 }
 
+/// A shared mapping as the owner of a [`bytes::Bytes`] (the parquet
+/// crate's in-memory reader).
+struct SharedMap(Arc<MappedFile>);
+
+impl AsRef<[u8]> for SharedMap {
+    fn as_ref(&self) -> &[u8] {
+        self.0.bytes()
+    }
+}
+
 /// Rows read from a table, packed for the engine.
 #[derive(Debug)]
 pub struct TableRows {
@@ -256,9 +270,11 @@ pub struct RowRange {
 /// as Arrow batches, for the thread that asks for them. Packing the text
 /// into engine records happens outside any lock.
 pub struct TableSource {
-    /// Each group's decoder opens the file for itself: cloned handles share
-    /// one file offset, and decoders seek and read from several threads.
-    path: PathBuf,
+    /// The whole file, mapped, and the same bytes as the decoders' reader:
+    /// each group's decoder slices its pages out of the map (no read calls,
+    /// no copies of compressed pages), from any thread.
+    map: Arc<MappedFile>,
+    bytes: bytes::Bytes,
     meta: ArrowReaderMetadata,
     column: usize,
     /// The columns decoded, in table order.
@@ -294,7 +310,12 @@ impl TableSource {
         keep_others: bool,
         from: u64,
     ) -> Result<TableSource, TableError> {
-        let meta = footer(path)?;
+        let map = Arc::new(
+            MappedFile::open(path)
+                .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?,
+        );
+        let bytes = bytes::Bytes::from_owner(SharedMap(Arc::clone(&map)));
+        let meta = ArrowReaderMetadata::load(&bytes, ArrowReaderOptions::default())?;
         let schema = Arc::clone(meta.schema());
         let column = choose_column(&schema, spec, preferred, what)?;
         // Strings are decoded as views: no copy of each value out of its
@@ -345,7 +366,8 @@ impl TableSource {
             })
             .collect();
         Ok(TableSource {
-            path: path.to_path_buf(),
+            map,
+            bytes,
             meta,
             column,
             roots,
@@ -353,6 +375,17 @@ impl TableSource {
             starts,
             groups,
         })
+    }
+
+    /// Ok while every byte decoded so far was the file's (see
+    /// [`MappedFile::check`]): check after reading, before trusting rows.
+    pub fn check(&self) -> Result<(), Changed> {
+        self.map.check()
+    }
+
+    /// The mapped file, for checking chunks decoded from it later.
+    pub fn map(&self) -> &Arc<MappedFile> {
+        &self.map
     }
 
     /// Rows in the table (from its footer).
@@ -409,9 +442,10 @@ impl TableSource {
         group: usize,
         from: u64,
     ) -> Result<ParquetRecordBatchReader, TableError> {
-        let file = File::open(&self.path)
-            .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
-        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.meta.clone());
+        let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+            self.bytes.clone(),
+            self.meta.clone(),
+        );
         let mask = ProjectionMask::roots(builder.parquet_schema(), self.roots.iter().copied());
         let skip = (from - self.starts[group]) as usize;
         let rest = (self.starts[group + 1] - from) as usize;
@@ -638,6 +672,58 @@ mod tests {
         assert!(ahead.is_empty());
     }
 
+    /// Writes `rows` as a `puzzle` column, `group_rows` rows a row group,
+    /// uncompressed.
+    fn write_table(path: &Path, rows: &[Option<String>], group_rows: usize) {
+        let b = RecordBatch::try_from_iter([(
+            "puzzle",
+            Arc::new(StringArray::from(rows.to_vec())) as ArrayRef,
+        )])
+        .unwrap();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_max_row_group_row_count(Some(group_rows))
+            .set_dictionary_enabled(false)
+            .build();
+        let mut w = parquet::arrow::ArrowWriter::try_new(
+            File::create(path).unwrap(),
+            b.schema(),
+            Some(props),
+        )
+        .unwrap();
+        w.write(&b).unwrap();
+        w.close().unwrap();
+    }
+
+    #[test]
+    fn a_table_cut_short_while_mapped_is_reported() {
+        crate::mapfile::install_fault_guard();
+        let dir = std::env::temp_dir().join(format!("batchdoku-cut-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let rows: Vec<Option<String>> = (0..2000).map(|i| Some(format!("{i:0>81}"))).collect();
+        write_table(&path, &rows, 500);
+        let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
+        t.check().unwrap();
+        // Another program cuts the file after its footer was read: the
+        // pages past the cut read as zeros (no SIGBUS), decoding may fail
+        // or give other rows, and the check says the file changed.
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(8192)
+            .unwrap();
+        let mut next = 0;
+        while let Some(r) = t.range(next, 256) {
+            next += r.rows as u64;
+            let _ = t.read(r);
+        }
+        let changed = t.check().unwrap_err();
+        assert_eq!(changed.now, 8192);
+        assert!(changed.was > 8192 * 10);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn a_table_is_read_by_ranges_in_any_order() {
         let dir = std::env::temp_dir().join(format!("batchdoku-table-{}", std::process::id()));
@@ -646,22 +732,7 @@ mod tests {
         let rows: Vec<Option<String>> = (0..1000)
             .map(|i| (i % 7 != 3).then(|| format!("row {i}")))
             .collect();
-        let b = RecordBatch::try_from_iter([(
-            "puzzle",
-            Arc::new(StringArray::from(rows.clone())) as ArrayRef,
-        )])
-        .unwrap();
-        let props = parquet::file::properties::WriterProperties::builder()
-            .set_max_row_group_row_count(Some(300))
-            .build();
-        let mut w = parquet::arrow::ArrowWriter::try_new(
-            File::create(&path).unwrap(),
-            b.schema(),
-            Some(props),
-        )
-        .unwrap();
-        w.write(&b).unwrap();
-        w.close().unwrap();
+        write_table(&path, &rows, 300);
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
         assert_eq!(t.rows(), 1000);
         let mut ranges = Vec::new();

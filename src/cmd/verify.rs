@@ -165,6 +165,11 @@ impl<'a> Chunks<'a> {
                 .map(|c| (Cow::Owned(c.data), c.first_line))),
             Chunks::Table { table, next } => {
                 let Some(range) = table.range(*next, TABLE_ROWS) else {
+                    // Rows decoded from the map are trusted only if the file
+                    // did not shrink under us (see the end of `run`).
+                    table
+                        .check()
+                        .with_context(|| source.described().to_string())?;
                     return Ok(None);
                 };
                 *next += range.rows as u64;
