@@ -1750,11 +1750,11 @@ mod tests {
         // A stream cut inside a row keeps the rows before it.
         let whole = Framing::Packed.complete_prefix(&data[..data.len() - 3]);
         assert_eq!(records(&data[..whole], 0, InputFormat::Rows).count(), 4);
-        assert_eq!(Framing::Packed.complete_prefix(&data), data.len());
+        assert_eq!(Framing::Packed.complete_prefix(data), data.len());
         // Chunks end on row boundaries.
         let mut cursor = ChunkCursor::new(0, InputFormat::Rows, 50);
         let mut rows = 0;
-        while let Some(c) = cursor.next_chunk(&data) {
+        while let Some(c) = cursor.next_chunk(data) {
             rows += records(c.data, c.first_line, c.format).count();
         }
         assert_eq!(rows, 5);
