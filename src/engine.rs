@@ -730,9 +730,14 @@ impl Iterator for Jobs<'_> {
             if self.stop.load(Ordering::Relaxed) {
                 return Some(Err(Halt::Interrupted));
             }
-            let mut job = match self.next_raw()? {
-                Ok(job) => job,
-                Err(e) => return Some(Err(e)),
+            let mut job = match self.next_raw() {
+                Some(Ok(job)) => job,
+                Some(Err(e)) => return Some(Err(e)),
+                // A stop that came while a read was blocked (standard input
+                // at a terminal or a pipe) is an interruption even when that
+                // read then met the end of the input.
+                None if self.stop.load(Ordering::Relaxed) => return Some(Err(Halt::Interrupted)),
+                None => return None,
             };
             if self.to_skip == 0 {
                 return Some(Ok(job));
@@ -748,5 +753,56 @@ impl Iterator for Jobs<'_> {
                 return Some(Ok(job));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// A stop that comes while the reader is blocked on a pipe that then
+    /// ends with nothing more: the jobs end as interrupted, not as a
+    /// finished input (the run is reported interrupted and its partial
+    /// kept, whichever thread the signal happened to reach).
+    #[cfg(unix)]
+    #[test]
+    fn a_stop_while_a_read_blocks_ends_as_an_interruption() {
+        static STOP: AtomicBool = AtomicBool::new(false);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("first.txt");
+        std::fs::write(&file, [&[b'.'; 81][..], b"\n"].concat()).unwrap();
+        let fifo = dir.path().join("pipe");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                let pipe = File::create(&fifo).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(200));
+                STOP.store(true, Ordering::SeqCst);
+                // The pipe closes with nothing written: the blocked read
+                // meets the end of the last input.
+                drop(pipe);
+            })
+        };
+        let sources = open_sources(&[file, fifo]).unwrap();
+        // Up to the first halt (after a stop, every call gives one).
+        let mut jobs = Jobs::new(&sources, None, 1, true, 0).with_stop(&STOP);
+        let mut read = 0;
+        let end = loop {
+            match jobs.next() {
+                Some(Ok(_)) => read += 1,
+                other => break other,
+            }
+        };
+        writer.join().unwrap();
+        assert_eq!(read, 1);
+        assert!(
+            matches!(end, Some(Err(Halt::Interrupted))),
+            "{:?}",
+            end.map(|e| e.err())
+        );
     }
 }
