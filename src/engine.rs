@@ -759,7 +759,6 @@ impl Iterator for Jobs<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     /// A stop that comes while the reader is blocked on a pipe that then
     /// ends with nothing more: the jobs end as interrupted, not as a
