@@ -313,6 +313,15 @@ pub fn detect_layout(
             }
         }
         (None, None) if forced_csv => 0,
+        // No header, and the first record does not open with a puzzle: a
+        // headerless CSV (`id,puzzle,solution`) when one of its fields is
+        // a puzzle of 81 cells, read from the first such field.
+        (None, None) if forced.is_none() && d.format == InputFormat::Line => {
+            match puzzle_field_of_first_record(&data[d.start..]) {
+                Some(k) => k,
+                None => return Ok(d),
+            }
+        }
         (None, _) => return Ok(d),
     };
     Ok(Detected {
@@ -334,6 +343,21 @@ fn first_opens_with_puzzle(data: &[u8]) -> bool {
         .map(|(_, l)| l)
         .find(|l| !is_skipped(l))
         .is_none_or(|row| csv_field(row, 0).is_some_and(|f| Grid::parse_line(&f).is_ok()))
+}
+
+/// For a first record (blank and comment lines aside) that does not open
+/// with a puzzle but has a CSV field that is exactly an 81-cell puzzle,
+/// the index of the first such field.
+fn puzzle_field_of_first_record(data: &[u8]) -> Option<usize> {
+    let row = Lines { data, pos: 0 }
+        .map(|(_, l)| l)
+        .find(|l| !is_skipped(l))?;
+    let is_puzzle = |f: &[u8]| f.trim_ascii().len() == CELLS && Grid::parse_line(f).is_ok();
+    let fields = csv_fields(row);
+    if fields.len() < 2 || Grid::parse_line(&fields[0]).is_ok() {
+        return None;
+    }
+    fields.iter().position(|f| is_puzzle(f))
 }
 
 /// An npy array's records: rows of its element type after its header,

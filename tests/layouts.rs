@@ -181,6 +181,32 @@ fn columns_are_chosen_by_name_or_number_and_unknown_ones_refused() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("--answer-column"));
+    // Without a header or flags: the first line's puzzle field is found,
+    // and verify reads the answers from the field after it.
+    let got = stdout_of(batchdoku().args(["solve", "-q"]).arg(&bare));
+    assert_eq!(got, expected);
+    let csv = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--format", "csv"])
+            .arg(&bare),
+    );
+    assert!(csv.lines().nth(1).unwrap().starts_with("1,"), "{csv}");
+    batchdoku().arg("verify").arg(&bare).assert().success();
+    let wrong: String = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (p, s))| {
+            let s = if i == 1 { rows[0].1.clone() } else { s.clone() };
+            format!("{i};x,{p},{s}\n")
+        })
+        .collect();
+    let wrong = write(dir.path(), "wrong.csv", wrong);
+    batchdoku()
+        .arg("verify")
+        .arg(&wrong)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("record 2"));
     // A record without the column is malformed, with its row.
     let short = write(
         dir.path(),
@@ -267,6 +293,13 @@ fn npy_arrays_of_every_integer_type_and_shape_solve_like_the_plain_file() {
                 .success();
         }
     }
+    // An array of puzzles has no answers in it: verify asks for them.
+    batchdoku()
+        .arg("verify")
+        .arg(dir.path().join("p.npy"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("npy array holds puzzles only"));
     // Rows are numbered from 0.
     let f = write(dir.path(), "p.npy", npy(&rows, "|u1", false));
     let csv = stdout_of(batchdoku().args(["solve", "-q", "--format", "csv"]).arg(&f));

@@ -23,7 +23,8 @@ pub struct ReadArgs {
     pub threads: usize,
     /// The puzzle column of CSV and Parquet inputs: a header name, or a
     /// number from 1 (for files without a header). Without it, a `puzzle`,
-    /// `quizzes`, `question`, `quiz` or `sudoku` column.
+    /// `quizzes`, `question`, `quiz` or `sudoku` column; without a header,
+    /// the first field of the first line that is an 81-cell puzzle.
     #[arg(long, value_name = "NAME|N")]
     pub column: Option<ColumnSpec>,
     /// Input form: auto, line, pencilmark, grid, csv, npy or parquet (see

@@ -81,7 +81,8 @@ pub struct Args {
     pub format: OutputFormat,
     /// The puzzle column of CSV inputs: a header name, or a number from 1
     /// (for files without a header). Without it, a header's `puzzle`,
-    /// `quizzes`, `question`, `quiz` or `sudoku` column.
+    /// `quizzes`, `question`, `quiz` or `sudoku` column; without a header,
+    /// the first field of the first line that is an 81-cell puzzle.
     #[arg(long, value_name = "NAME|N")]
     pub column: Option<ColumnSpec>,
     /// Input form: auto (grid when a file opens with 9 rows of 9 cells, csv

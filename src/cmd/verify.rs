@@ -73,7 +73,7 @@ pub struct Args {
     pub column: Option<ColumnSpec>,
     /// The answer column of a CSV that carries its answers: a header name,
     /// or a number from 1. Without it, a header's `solution`, `solutions`
-    /// or `answer` column.
+    /// or `answer` column, or (no header) the column after the puzzles.
     #[arg(long, value_name = "NAME|N")]
     pub answer_column: Option<ColumnSpec>,
     /// Worker threads (0: one per core).
@@ -522,11 +522,12 @@ impl<'a> AnswerReader<'a> {
 
 /// The answer column (from 0) of a CSV of puzzles: the one named by
 /// `--answer-column`, else the header's `solution`, `solutions` or
-/// `answer` column.
+/// `answer` column; without a header, the column after the puzzles'.
 fn answer_column(
     header: Option<&[u8]>,
     spec: Option<&ColumnSpec>,
     source: &Source,
+    puzzle_column: usize,
 ) -> anyhow::Result<usize> {
     let name = source.described();
     match (spec, header) {
@@ -546,9 +547,13 @@ fn answer_column(
                 String::from_utf8_lossy(h)
             )
         }),
-        (_, None) => {
-            bail!("{name}: without a header, name the answer column with --answer-column N")
-        }
+        // Without a header the answers are read from the column after the
+        // puzzles, as in `puzzle,solution` lines.
+        (Some(ColumnSpec::Name(col)), None) => bail!(
+            "{name}: --answer-column {col} needs a header line naming the columns; use \
+             --answer-column N for a file without one"
+        ),
+        (None, None) => Ok(puzzle_column + 1),
     }
 }
 
@@ -585,15 +590,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         )?),
         None => None,
     };
+    if answers.is_none() && matches!(puzzles.format, InputFormat::Npy(_)) {
+        bail!(
+            "{}: an npy array holds puzzles only, with no room for answers: name the \
+             answers after it (a `solve` output, or the npy array `solve --format npy` writes)",
+            puzzle_source.name()
+        );
+    }
     let answer_format = answers.as_ref().map_or(AnswerFormat::Line, |a| a.format());
     let separate = answers.is_some();
     // A CSV of puzzles without a separate answers file carries its answers
     // in a column of its own.
     let answer_column = match (puzzles.format, separate) {
-        (InputFormat::Csv(_), false) => Some(answer_column(
+        (InputFormat::Csv(layout), false) => Some(answer_column(
             puzzles.header.as_deref(),
             args.answer_column.as_ref(),
             &puzzle_source,
+            layout.column,
         )?),
         _ => None,
     };
