@@ -16,6 +16,12 @@ own parallelism is one task per core, and a pool per task the size of the
 node would oversubscribe it. Raise ``spark.task.cpus`` for fewer, wider
 tasks. ``spark.sql.execution.arrow.maxRecordsPerBatch`` sets the rows per
 engine call (10,000 by default; 50,000-100,000 amortise better).
+
+Imported from a virtual environment that is not activated, before any
+session exists, this module sets ``PYSPARK_PYTHON`` to the running
+interpreter when nothing names the workers' Python (see
+``_workers_default_to_this_venv``): otherwise Spark would start the
+``python3`` on ``PATH``, which lacks this package.
 """
 
 from __future__ import annotations
@@ -65,6 +71,54 @@ def _check_columns(df: Any, inputs: dict, added: list) -> Any:
     return df
 
 
+def _workers_default_to_this_venv() -> None:
+    """Run from a virtual environment that is not activated, the driver is
+    this interpreter but Spark starts its workers with the ``python3`` on
+    ``PATH``, which lacks this package (and pyarrow): a session started in
+    such a script fails in its first Python task. Before any session
+    exists, ``PYSPARK_PYTHON`` is set to this interpreter in that case only
+    (never when it is already set, nor under spark-submit, which names its
+    own)."""
+    import os
+    import shutil
+    import sys
+
+    if "PYSPARK_PYTHON" in os.environ or "PYSPARK_GATEWAY_PORT" in os.environ or not sys.executable:
+        return
+    if sys.prefix == sys.base_prefix:
+        return
+    on_path = shutil.which("python3")
+    if on_path is not None and os.path.dirname(os.path.abspath(on_path)) == os.path.dirname(os.path.abspath(sys.executable)):
+        return
+    try:
+        from pyspark import SparkContext
+
+        if SparkContext._active_spark_context is not None:
+            return
+    except Exception:  # pragma: no cover - pyspark without the attribute
+        return
+    os.environ["PYSPARK_PYTHON"] = sys.executable
+
+
+_workers_default_to_this_venv()
+
+
+def _local_workers_run_this_python(spark: Any) -> None:
+    """In local mode with no Python named for the workers (``PYSPARK_PYTHON``
+    or ``spark.pyspark.python``), Spark starts ``python3`` from ``PATH``
+    for them, which is not this interpreter when it runs from a virtual
+    environment that is not activated: the workers then cannot import this
+    package (or pyarrow). Local workers run on this machine, so they are
+    given the driver's own interpreter. A cluster's choice is left alone."""
+    import os
+    import sys
+
+    sc = spark.sparkContext
+    named = "PYSPARK_PYTHON" in os.environ or sc.getConf().get("spark.pyspark.python")
+    if sc.master.startswith("local") and not named and sc.pythonExec == "python3" and sys.executable:
+        sc.pythonExec = sys.executable
+
+
 def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[Any, int], list]) -> Any:
     """`df` with the columns of `ddl` ("name type, ...") added: each Arrow
     batch goes to `compute(batch, threads)`, which gives the new columns'
@@ -84,6 +138,7 @@ def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[Any, int], 
             cols = list(b.columns) + compute(b, threads)
             yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + names)
 
+    _local_workers_run_this_python(df.sparkSession)
     return df.mapInArrow(run, schema)
 
 
@@ -265,4 +320,5 @@ def generate_df(
                 yield pa.RecordBatch.from_arrays(cols, names=["index", "puzzle"] + (["solution"] if with_solution else []))
 
     ids = spark.range(0, parts, 1, numPartitions=parts).withColumnRenamed("id", "part")
+    _local_workers_run_this_python(spark)
     return ids.mapInArrow(run, ddl)

@@ -202,3 +202,28 @@ def test_the_dedup_example_runs(spark, tmp_path, sample_lines):
     )
     # base[20:30] are in the training set in disguise.
     assert "30 rows kept, 10 equivalent" in out.stdout, out.stdout + out.stderr
+
+
+def test_local_workers_run_the_driver_python_when_none_is_named(tmp_path):
+    """A virtual environment's interpreter run without activating it:
+    Spark would start the python3 on PATH for its workers, which lacks this
+    package; batchdoku.spark gives local workers the driver's interpreter."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text("#!/bin/sh\necho 'not the driver python' >&2\nexit 1\n")
+    (fake / "python3").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    env["PATH"] = f"{fake}{os.pathsep}{env.get('PATH', '')}"
+    env["SPARK_HOME"] = os.path.dirname(pyspark.__file__)
+    script = (
+        "from pyspark.sql import SparkSession\n"
+        "from batchdoku.spark import solve_df\n"
+        "s = SparkSession.builder.master('local[1]').config('spark.ui.enabled', 'false')"
+        ".config('spark.driver.bindAddress', '127.0.0.1').getOrCreate()\n"
+        f"df = s.createDataFrame([({PUZZLE!r},)], 'puzzle string')\n"
+        "print(solve_df(df).collect()[0].solution)\n"
+        "s.stop()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == SOLUTION
