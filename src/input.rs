@@ -249,11 +249,7 @@ pub fn find_column(header: &[u8], names: &[&str]) -> Option<usize> {
 /// The CSV header at the top of `data` (after a byte-order mark and
 /// comments), when there is one.
 pub fn csv_header(data: &[u8]) -> Option<&[u8]> {
-    let data = &data[bom_len(data)..];
-    Lines { data, pos: 0 }
-        .map(|(_, l)| l)
-        .find(|l| !is_skipped(l))
-        .filter(|l| is_csv_header(l))
+    first_record(&data[bom_len(data)..]).filter(|l| is_csv_header(l))
 }
 
 /// Why the puzzles of an input cannot be found.
@@ -336,28 +332,31 @@ pub fn detect_layout(
     })
 }
 
-/// True when the first record of `data` (blank and comment lines aside)
-/// opens with a puzzle in its first CSV field, or there is none.
-fn first_opens_with_puzzle(data: &[u8]) -> bool {
+/// The first record of `data`: its first line that is not blank or a
+/// comment.
+fn first_record(data: &[u8]) -> Option<&[u8]> {
     Lines { data, pos: 0 }
         .map(|(_, l)| l)
         .find(|l| !is_skipped(l))
+}
+
+/// True when the first record of `data` opens with a puzzle in its first
+/// CSV field, or there is none.
+fn first_opens_with_puzzle(data: &[u8]) -> bool {
+    first_record(data)
         .is_none_or(|row| csv_field(row, 0).is_some_and(|f| Grid::parse_line(&f).is_ok()))
 }
 
-/// For a first record (blank and comment lines aside) that does not open
-/// with a puzzle but has a CSV field that is exactly an 81-cell puzzle,
-/// the index of the first such field.
+/// For a first record that does not open with a puzzle but has a CSV field
+/// that is exactly an 81-cell puzzle, the index of the first such field.
 fn puzzle_field_of_first_record(data: &[u8]) -> Option<usize> {
-    let row = Lines { data, pos: 0 }
-        .map(|(_, l)| l)
-        .find(|l| !is_skipped(l))?;
-    let is_puzzle = |f: &[u8]| f.trim_ascii().len() == CELLS && Grid::parse_line(f).is_ok();
-    let fields = csv_fields(row);
-    if fields.len() < 2 || Grid::parse_line(&fields[0]).is_ok() {
+    if first_opens_with_puzzle(data) {
         return None;
     }
-    fields.iter().position(|f| is_puzzle(f))
+    let is_puzzle = |f: &[u8]| f.trim_ascii().len() == CELLS && Grid::parse_line(f).is_ok();
+    csv_fields(first_record(data)?)
+        .iter()
+        .position(|f| is_puzzle(f))
 }
 
 /// An npy array's records: rows of its element type after its header,
