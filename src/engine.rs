@@ -620,13 +620,17 @@ impl<'a> Jobs<'a> {
     fn start(&mut self, file: usize) -> anyhow::Result<()> {
         let source = &self.sources[file];
         if source.is_parquet(self.forced) {
-            let table = source.table(
-                self.column.as_ref(),
-                &crate::input::PUZZLE_COLUMNS,
-                "puzzles",
-                self.keep_others,
-                self.to_skip,
-            )?;
+            let table = source
+                .table(
+                    self.column.as_ref(),
+                    &crate::input::PUZZLE_COLUMNS,
+                    "puzzles",
+                    self.keep_others,
+                    self.to_skip,
+                )?
+                // A page a job, one decoder per thread: no worker waits
+                // while another decompresses a page.
+                .in_lanes(self.threads);
             // --resume: the rows to skip are never decoded.
             let from = self.to_skip.min(table.rows());
             self.to_skip -= from;

@@ -22,11 +22,21 @@ use std::sync::Arc;
 
 /// Writes `columns` as a Parquet file with row groups of `group` rows.
 fn table(dir: &Path, name: &str, columns: Vec<(&str, ArrayRef)>, group: usize) -> PathBuf {
-    let batch = RecordBatch::try_from_iter(columns).unwrap();
-    let path = dir.join(name);
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(group))
         .build();
+    table_with(dir, name, columns, props)
+}
+
+/// Writes `columns` as a Parquet file written with `props`.
+fn table_with(
+    dir: &Path,
+    name: &str,
+    columns: Vec<(&str, ArrayRef)>,
+    props: WriterProperties,
+) -> PathBuf {
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let path = dir.join(name);
     let mut w = ArrowWriter::try_new(
         std::fs::File::create(&path).unwrap(),
         batch.schema(),
@@ -71,6 +81,69 @@ fn rows_with_holes(n: usize) -> Vec<Option<String>> {
     rows
 }
 
+/// The records of `rows` as a line file would give them: every row that is
+/// not 81 characters malformed.
+fn plain_file(dir: &Path, rows: &[Option<String>]) -> PathBuf {
+    let plain: String = rows
+        .iter()
+        .map(|r| match r.as_deref() {
+            Some(p) if p.len() == 81 => format!("{p}\n"),
+            _ => "x\n".into(),
+        })
+        .collect();
+    write(dir, "plain.txt", plain)
+}
+
+#[test]
+fn a_table_of_many_small_pages_is_solved_a_page_a_job_in_order() {
+    // Pages of about 40 rows (many pages per thread: the groups are read
+    // in lanes, a page a job), snappy, two row groups.
+    let dir = tempfile::tempdir().unwrap();
+    let rows = rows_with_holes(1000);
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(600))
+        .set_data_page_row_count_limit(40)
+        .set_write_batch_size(8)
+        .set_compression(parquet::basic::Compression::SNAPPY)
+        .build();
+    let f = table_with(
+        dir.path(),
+        "pages.parquet",
+        vec![(
+            "puzzle",
+            Arc::new(StringArray::from(rows.clone())) as ArrayRef,
+        )],
+        props,
+    );
+    let plain = plain_file(dir.path(), &rows);
+    for threads in ["1", "2", "3"] {
+        let want = stdout_of(
+            batchdoku()
+                .args(["solve", "-q", "--format", "csv", "-j", threads])
+                .arg(&plain),
+        );
+        let got = stdout_of(
+            batchdoku()
+                .args(["solve", "-q", "--format", "csv", "-j", threads])
+                .arg(&f),
+        );
+        // The same results (status on: the plain file's holes are `x`);
+        // the table numbers rows from 0, the plain file lines from 1.
+        let fields = |l: &str| -> (String, String) {
+            let f: Vec<&str> = l.splitn(3, ',').collect();
+            (f[0].to_string(), f[2].to_string())
+        };
+        let want: Vec<(String, String)> = want.lines().map(fields).collect();
+        let got: Vec<(String, String)> = got.lines().map(fields).collect();
+        assert_eq!(got.len(), 1001, "-j {threads}");
+        for (i, ((row, rest), (line, wanted))) in got.iter().zip(&want).enumerate().skip(1) {
+            assert_eq!(*row, (i - 1).to_string(), "-j {threads}");
+            assert_eq!(*line, i.to_string());
+            assert_eq!(rest, wanted, "-j {threads}, row {}", i - 1);
+        }
+    }
+}
+
 #[test]
 fn a_table_with_nulls_and_row_groups_solves_like_the_plain_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -89,14 +162,7 @@ fn a_table_with_nulls_and_row_groups_solves_like_the_plain_file() {
         300,
     );
     // The same records as a line file: every hole malformed.
-    let plain: String = rows
-        .iter()
-        .map(|r| match r.as_deref() {
-            Some(p) if p.len() == 81 => format!("{p}\n"),
-            _ => "x\n".into(),
-        })
-        .collect();
-    let plain = write(dir.path(), "plain.txt", plain);
+    let plain = plain_file(dir.path(), &rows);
     let want = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
     let out = batchdoku().args(["solve"]).arg(&f).assert().success();
     let got = String::from_utf8(out.get_output().stdout.clone()).unwrap();
