@@ -274,10 +274,10 @@ pub struct RowRange {
 /// happens outside any lock.
 ///
 /// With [`TableSource::in_lanes`], a group whose text column has enough
-/// data pages is read a whole page a range, page `p` by lane `p % lanes`:
-/// two threads on neighbouring ranges then never wait for each other's
-/// decompression, and each lane skips the other lanes' pages by their
-/// headers alone (never decompressed).
+/// data pages is read a whole page (or run of small pages) a range, page
+/// `p` by lane `p % lanes`: two threads on neighbouring ranges then never
+/// wait for each other's decompression, and each lane skips the other
+/// lanes' pages by their headers alone (never decompressed).
 pub struct TableSource {
     /// The whole file, mapped, and the same bytes as the decoders' reader:
     /// each group's decoder slices its pages out of the map (no read calls,
@@ -299,8 +299,9 @@ pub struct TableSource {
 /// How one row group is cut into ranges and decoded.
 struct Group {
     /// Without lanes, empty: ranges are cut anywhere and one decoder reads
-    /// them all. With lanes, the first row of each data page of the text
-    /// column, then the group's end: a range is the rest of one page.
+    /// them all. With lanes, the first row of each data page (or run of
+    /// them, see [`runs_of_pages`]) of the text column, then the group's
+    /// end: a range is the rest of one page.
     pages: Vec<u64>,
     lanes: Vec<Mutex<Lane>>,
 }
@@ -321,9 +322,29 @@ struct Lane {
     ahead: BTreeMap<u64, RecordBatch>,
 }
 
-/// Fewest data pages a group must have, per lane, to be read in lanes:
-/// a page a range leaves the threads fewer ranges to share out at the end.
-const PAGES_PER_LANE: usize = 4;
+/// Fewest ranges a group read in lanes must have, per lane: a page (or
+/// run of pages) a range leaves the threads fewer ranges to share out at
+/// the end.
+const RANGES_PER_LANE: usize = 4;
+
+/// Fewest rows in a range of a group read in lanes: smaller pages are read
+/// in runs of whole pages, since each range is a job, and each job costs a
+/// hand-off to the writer.
+const LEAST_RANGE_ROWS: u64 = 2048;
+
+/// `pages` (the first row of each page, then the end) merged into runs of
+/// whole pages of at least `least` rows each, the last run included.
+fn runs_of_pages(pages: &[u64], least: u64) -> Vec<u64> {
+    let (first, end) = (pages[0], pages[pages.len() - 1]);
+    let mut runs = vec![first];
+    for &p in &pages[1..pages.len() - 1] {
+        if p - runs[runs.len() - 1] >= least && end - p >= least {
+            runs.push(p);
+        }
+    }
+    runs.push(end);
+    runs
+}
 
 /// Rows decoded per call of the decoder.
 const DECODE_ROWS: usize = 4096;
@@ -404,18 +425,24 @@ impl TableSource {
         Ok(table)
     }
 
-    /// Reads each row group with a page a range in `lanes` decoders (see
+    /// Reads each row group with a page (or a run of pages of at least
+    /// [`LEAST_RANGE_ROWS`]) a range in `lanes` decoders (see
     /// [`TableSource`]) where its text column has at least
-    /// [`PAGES_PER_LANE`] pages per lane and the other columns are not kept
-    /// (their pages do not line up with the text column's, so lanes would
-    /// decompress them twice). Other groups are read as before.
-    pub fn in_lanes(mut self, lanes: usize) -> TableSource {
+    /// [`RANGES_PER_LANE`] such ranges per lane and the other columns are
+    /// not kept (their pages do not line up with the text column's, so
+    /// lanes would decompress them twice). Other groups are read as before.
+    pub fn in_lanes(self, lanes: usize) -> TableSource {
+        self.in_lanes_of(lanes, LEAST_RANGE_ROWS)
+    }
+
+    /// [`TableSource::in_lanes`] with ranges of at least `least` rows.
+    fn in_lanes_of(mut self, lanes: usize, least: u64) -> TableSource {
         if lanes < 2 || self.keep_others {
             return self;
         }
         for g in 0..self.groups.len() {
-            match self.page_starts(g) {
-                Some(pages) if pages.len() > PAGES_PER_LANE * lanes => {
+            match self.page_starts(g).map(|p| runs_of_pages(&p, least)) {
+                Some(pages) if pages.len() > RANGES_PER_LANE * lanes => {
                     let lanes = (0..lanes)
                         .map(|lane| Mutex::new(self.idle_lane(g, &pages, lane, lanes)))
                         .collect();
@@ -503,7 +530,8 @@ impl TableSource {
     }
 
     /// The range of up to `most` rows from row `from`, inside one group
-    /// (for a group read in lanes, the rest of one page, whatever `most`);
+    /// (for a group read in lanes, the rest of one page or run of pages,
+    /// whatever `most`);
     /// `None` at the end of the table.
     pub fn range(&self, from: u64, most: usize) -> Option<RowRange> {
         let group = self.starts.partition_point(|&s| s <= from).checked_sub(1)?;
@@ -887,6 +915,18 @@ mod tests {
     }
 
     #[test]
+    fn small_pages_are_read_in_runs_and_the_last_run_is_never_short() {
+        assert_eq!(runs_of_pages(&[0, 10, 20, 30], 1), [0, 10, 20, 30]);
+        assert_eq!(runs_of_pages(&[0, 10, 20, 30, 40, 45], 20), [0, 20, 45]);
+        assert_eq!(runs_of_pages(&[5, 10, 20, 30, 40, 50], 20), [5, 30, 50]);
+        assert_eq!(runs_of_pages(&[0, 10, 20], 100), [0, 20]);
+        assert_eq!(runs_of_pages(&[0, 20], 100), [0, 20]);
+        // Default-sized pages are left alone.
+        let pages: Vec<u64> = (0..=10).map(|p| p * 13_312).collect();
+        assert_eq!(runs_of_pages(&pages, LEAST_RANGE_ROWS), pages);
+    }
+
+    #[test]
     fn a_table_read_in_lanes_gives_every_row_once_from_any_start() {
         let dir = std::env::temp_dir().join(format!("batchdoku-lanes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -908,7 +948,7 @@ mod tests {
         for from in [0u64, 150, 1500, 2999, 4450] {
             let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, from)
                 .unwrap()
-                .in_lanes(3);
+                .in_lanes_of(3, 1);
             for g in &t.groups {
                 assert_eq!(g.lanes.len(), 3);
                 // 1,500 rows in pages of about 100 (the writer starts a
@@ -958,11 +998,11 @@ mod tests {
         // One lane, or kept columns: ranges are cut anywhere, as before.
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0)
             .unwrap()
-            .in_lanes(1);
+            .in_lanes_of(1, 1);
         assert!(t.groups.iter().all(|g| g.pages.is_empty()));
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", true, 0)
             .unwrap()
-            .in_lanes(2);
+            .in_lanes_of(2, 1);
         assert!(t.groups.iter().all(|g| g.pages.is_empty()));
         assert_eq!(t.range(0, 37).unwrap().rows, 37);
         std::fs::remove_dir_all(&dir).unwrap();

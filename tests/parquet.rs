@@ -95,14 +95,16 @@ fn plain_file(dir: &Path, rows: &[Option<String>]) -> PathBuf {
 }
 
 #[test]
-fn a_table_of_many_small_pages_is_solved_a_page_a_job_in_order() {
-    // Pages of about 40 rows (many pages per thread: the groups are read
-    // in lanes, a page a job), snappy, two row groups.
+fn a_table_of_many_small_pages_is_solved_in_runs_of_pages_in_order() {
+    // Pages of about 200 rows, snappy, and a first row group of 20,000
+    // rows: read in lanes at -j 2, a run of pages of at least 2,048 rows a
+    // job; the second group (6,000 rows) and -j 3 take the one-decoder path.
     let dir = tempfile::tempdir().unwrap();
-    let rows = rows_with_holes(1000);
+    let mut rows = rows_with_holes(3000);
+    rows = rows.iter().cycle().take(26_000).cloned().collect();
     let props = WriterProperties::builder()
-        .set_max_row_group_row_count(Some(600))
-        .set_data_page_row_count_limit(40)
+        .set_max_row_group_row_count(Some(20_000))
+        .set_data_page_row_count_limit(200)
         .set_write_batch_size(8)
         .set_compression(parquet::basic::Compression::SNAPPY)
         .build();
@@ -135,7 +137,7 @@ fn a_table_of_many_small_pages_is_solved_a_page_a_job_in_order() {
         };
         let want: Vec<(String, String)> = want.lines().map(fields).collect();
         let got: Vec<(String, String)> = got.lines().map(fields).collect();
-        assert_eq!(got.len(), 1001, "-j {threads}");
+        assert_eq!(got.len(), 26_001, "-j {threads}");
         for (i, ((row, rest), (line, wanted))) in got.iter().zip(&want).enumerate().skip(1) {
             assert_eq!(*row, (i - 1).to_string(), "-j {threads}");
             assert_eq!(*line, i.to_string());
