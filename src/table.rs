@@ -594,6 +594,11 @@ impl TableSource {
         let end = self.starts[g + 1];
         let mut at = 0;
         while at < batch.num_rows() {
+            if state.next_row >= end {
+                return Err(TableError::Layout(format!(
+                    "row group {g} (lane {lane}) holds more rows than its footer and pages say"
+                )));
+            }
             // Where the lane's current page ends, and where its next starts.
             let (page_end, next_start) = match group.page_of(state.next_row) {
                 None => (end, end),
@@ -607,11 +612,6 @@ impl TableSource {
                     (group.pages[p + 1], next_start)
                 }
             };
-            if state.next_row >= end {
-                return Err(TableError::Layout(format!(
-                    "row group {g} (lane {lane}) holds more rows than its footer and pages say"
-                )));
-            }
             let rows = (batch.num_rows() - at).min((page_end - state.next_row) as usize);
             state.ahead.insert(state.next_row, batch.slice(at, rows));
             at += rows;
