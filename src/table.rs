@@ -50,9 +50,9 @@ pub enum TableError {
     /// The file holds no usable column (named in the message).
     #[error("{0}")]
     Layout(String),
-    #[error("{0}")]
+    #[error(transparent)]
     Parquet(#[from] parquet::errors::ParquetError),
-    #[error("{0}")]
+    #[error(transparent)]
     Arrow(#[from] arrow_schema::ArrowError),
 }
 
@@ -212,14 +212,26 @@ pub fn integers(array: &dyn Array) -> Option<Vec<Option<i64>>> {
     })
 }
 
+/// How every table is read: column types from the Parquet schema alone.
+///
+/// Writers such as pyarrow also store an Arrow schema in the footer
+/// (`ARROW:schema`, an IPC flatbuffer), but the `arrow-ipc` crate panics
+/// (`unimplemented!`, `panic!`) on many malformed ones instead of returning
+/// an error, and with `panic = "abort"` that would end the program on a
+/// damaged file. The Parquet types give the same values: strings of any
+/// Arrow flavour (large, view, dictionary) read as strings, integers,
+/// floats, decimals, dates and timestamps as such; only Arrow-only details
+/// (a dictionary encoding, a time zone's name) are not carried into kept
+/// columns.
+fn reader_options() -> ArrowReaderOptions {
+    ArrowReaderOptions::new().with_skip_arrow_metadata(true)
+}
+
 /// The footer of the Parquet file at `path`: its row groups and schema.
 fn footer(path: &Path) -> Result<ArrowReaderMetadata, TableError> {
     let file =
         File::open(path).map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
-    Ok(ArrowReaderMetadata::load(
-        &file,
-        ArrowReaderOptions::default(),
-    )?)
+    Ok(ArrowReaderMetadata::load(&file, reader_options())?)
 }
 
 /// The column names of the Parquet file at `path`.
@@ -366,7 +378,7 @@ impl TableSource {
                 .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?,
         );
         let bytes = bytes::Bytes::from_owner(SharedMap(Arc::clone(&map)));
-        let meta = ArrowReaderMetadata::load(&bytes, ArrowReaderOptions::default())?;
+        let meta = ArrowReaderMetadata::load(&bytes, reader_options())?;
         let schema = Arc::clone(meta.schema());
         let column = choose_column(&schema, spec, preferred, what)?;
         // Strings are decoded as views: no copy of each value out of its
@@ -391,9 +403,10 @@ impl TableSource {
                         }
                     })
                     .collect();
-                let options = ArrowReaderOptions::new().with_schema(Arc::new(
-                    Schema::new_with_metadata(fields, schema.metadata().clone()),
-                ));
+                let options = reader_options().with_schema(Arc::new(Schema::new_with_metadata(
+                    fields,
+                    schema.metadata().clone(),
+                )));
                 ArrowReaderMetadata::try_new(Arc::clone(meta.metadata()), options)?
             }
             None => meta,

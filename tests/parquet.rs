@@ -646,3 +646,102 @@ fn a_run_over_a_table_resumes_exactly() {
         .stderr(predicate::str::contains("resuming after 1600 records"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), full_text);
 }
+
+/// Standard base64 with padding, both ways: the footer's `ARROW:schema`
+/// is stored so.
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
+    for c in text.bytes().filter(|&c| c != b'=') {
+        acc = acc << 6 | BASE64.iter().position(|&x| x == c).unwrap() as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    out
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    let mut text = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &x)| n | u32::from(x) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            text.push(char::from(BASE64[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+        for _ in chunk.len()..3 {
+            text.push('=');
+        }
+    }
+    text
+}
+
+#[test]
+fn a_damaged_arrow_schema_in_the_footer_does_not_stop_the_table_being_read() {
+    use arrow_schema::{Field, Schema};
+    use parquet::arrow::arrow_writer::ArrowWriterOptions;
+    use parquet::file::metadata::KeyValue;
+
+    let dir = tempfile::tempdir().unwrap();
+    let rows = sample_lines(50);
+    let plain = write(dir.path(), "plain.txt", rows.join("\n") + "\n");
+    let want = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
+    // The Arrow schema of a string column with its type tag (the one byte
+    // where a binary column's differs) set to a type no Arrow has: the
+    // arrow-ipc crate panics on it rather than return an error.
+    let encoded = |t: DataType| {
+        base64_decode(&parquet::arrow::encode_arrow_schema(&Schema::new(vec![
+            Field::new("puzzle", t, true),
+        ])))
+    };
+    let (text, binary) = (encoded(DataType::Utf8), encoded(DataType::Binary));
+    assert_eq!(text.len(), binary.len());
+    let tag: Vec<usize> = (0..text.len()).filter(|&i| text[i] != binary[i]).collect();
+    assert_eq!(tag.len(), 1);
+    let mut unknown_type = text.clone();
+    unknown_type[tag[0]] = 63;
+    assert_eq!(base64_decode(&base64_encode(&unknown_type)), unknown_type);
+    for (what, stored) in [
+        ("unknown type", base64_encode(&unknown_type)),
+        (
+            "not a flatbuffer",
+            base64_encode(b"no schema here, just bytes"),
+        ),
+    ] {
+        let batch = RecordBatch::try_from_iter([(
+            "puzzle",
+            Arc::new(StringArray::from(rows.clone())) as ArrayRef,
+        )])
+        .unwrap();
+        let props = WriterProperties::builder()
+            .set_key_value_metadata(Some(vec![KeyValue::new(
+                "ARROW:schema".to_string(),
+                stored,
+            )]))
+            .build();
+        let options = ArrowWriterOptions::new()
+            .with_properties(props)
+            .with_skip_arrow_metadata(true);
+        let path = dir.path().join("damaged.parquet");
+        let mut w = ArrowWriter::try_new_with_options(
+            std::fs::File::create(&path).unwrap(),
+            batch.schema(),
+            options,
+        )
+        .unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        // Read by its Parquet schema: the same answers as the plain file.
+        let got = stdout_of(batchdoku().args(["solve", "-q"]).arg(&path));
+        assert_eq!(got, want, "{what}");
+        let answers = write(dir.path(), "answers.txt", got);
+        let checked = stdout_of(batchdoku().args(["verify"]).arg(&path).arg(&answers));
+        assert!(checked.contains("50 passed, 0 failed"), "{what}: {checked}");
+    }
+}
