@@ -471,12 +471,32 @@ impl TableSource {
     fn unpaged(&self, g: usize) -> Group {
         Group {
             pages: Vec::new(),
-            lanes: vec![Mutex::new(Lane {
-                reader: None,
-                next_row: self.from.clamp(self.starts[g], self.starts[g + 1]),
-                ahead: BTreeMap::new(),
-            })],
+            lanes: vec![Mutex::new(self.idle_lane(g, &[], 0, 1))],
         }
+    }
+
+    /// The rows lane `lane` of `lanes` of group `g` reads from row `from`
+    /// on, as `(first, end)` stretches in row order: without pages (`pages`
+    /// empty) the rest of the group, else the rest of each of the lane's
+    /// pages (page `p` is lane `p % lanes`'s).
+    fn lane_stretches(
+        &self,
+        g: usize,
+        pages: &[u64],
+        lane: usize,
+        lanes: usize,
+        from: u64,
+    ) -> Vec<(u64, u64)> {
+        let from = from.max(self.starts[g]);
+        let end = self.starts[g + 1];
+        if pages.is_empty() {
+            return (from < end).then_some((from, end)).into_iter().collect();
+        }
+        (lane..pages.len() - 1)
+            .step_by(lanes)
+            .map(|p| (pages[p].max(from), pages[p + 1]))
+            .filter(|(a, b)| a < b)
+            .collect()
     }
 
     /// The first row of each data page of the text column in group `g`,
@@ -512,13 +532,14 @@ impl TableSource {
         (*starts.last().expect("one start") == self.starts[g + 1]).then_some(starts)
     }
 
-    /// Lane `lane` of `lanes` of group `g`, whose pages start at `pages`,
-    /// before it decodes anything: at its first row at or after `from`.
+    /// Lane `lane` of `lanes` of group `g`, whose pages start at `pages`
+    /// (empty without lanes), before it decodes anything: at its first row
+    /// at or after `from`.
     fn idle_lane(&self, g: usize, pages: &[u64], lane: usize, lanes: usize) -> Lane {
-        let next_row = (lane..pages.len() - 1)
-            .step_by(lanes)
-            .find(|&p| pages[p + 1] > self.from)
-            .map_or(self.starts[g + 1], |p| pages[p].max(self.from));
+        let next_row = self
+            .lane_stretches(g, pages, lane, lanes, self.from)
+            .first()
+            .map_or(self.starts[g + 1], |&(first, _)| first);
         Lane {
             reader: None,
             next_row,
@@ -549,11 +570,10 @@ impl TableSource {
     pub fn range(&self, from: u64, most: usize) -> Option<RowRange> {
         let group = self.starts.partition_point(|&s| s <= from).checked_sub(1)?;
         let end = *self.starts.get(group + 1)?;
-        let pages = &self.groups[group].pages;
-        let rows = if pages.is_empty() {
-            (end - from).min(most.max(1) as u64)
-        } else {
-            pages[pages.partition_point(|&s| s <= from)] - from
+        let lanes = &self.groups[group];
+        let rows = match lanes.page_of(from) {
+            None => (end - from).min(most.max(1) as u64),
+            Some(p) => lanes.pages[p + 1] - from,
         };
         Some(RowRange {
             group,
@@ -646,15 +666,7 @@ impl TableSource {
     ) -> Result<ParquetRecordBatchReader, TableError> {
         let group = &self.groups[g];
         let (first, end) = (self.starts[g], self.starts[g + 1]);
-        let stretches: Vec<(u64, u64)> = if group.pages.is_empty() {
-            vec![(from, end)]
-        } else {
-            (lane..group.pages.len() - 1)
-                .step_by(group.lanes.len())
-                .map(|p| (group.pages[p].max(from), group.pages[p + 1]))
-                .filter(|(a, b)| a < b)
-                .collect()
-        };
+        let stretches = self.lane_stretches(g, &group.pages, lane, group.lanes.len(), from);
         let mut selectors = Vec::with_capacity(2 * stretches.len());
         let mut at = first;
         for (a, b) in stretches {
