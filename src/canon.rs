@@ -155,7 +155,7 @@ impl Partial {
     /// first row any row of an unused band, else the unused rows of the
     /// band in progress. Returned as a bit set.
     fn next_rows(&self, level: usize) -> u16 {
-        if level % 3 == 0 {
+        if level.is_multiple_of(3) {
             let mut rows = 0u16;
             for band in 0..3 {
                 if self.bands_used & (1 << band) == 0 {

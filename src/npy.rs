@@ -192,7 +192,7 @@ fn parse_descr(descr: &str) -> Result<Dtype, NpyError> {
 /// as NumPy pads it so the data starts on a 64-byte boundary.
 pub fn header(descr: &str, shape: &str) -> Vec<u8> {
     let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
-    while (MAGIC.len() + 4 + dict.len() + 1) % 64 != 0 {
+    while !(MAGIC.len() + 4 + dict.len() + 1).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');

@@ -149,11 +149,12 @@ impl BacktrackSolver {
                 continue;
             }
             self.guesses += 1;
-            if self.guesses % CLOCK_EVERY == 0 && self.deadline.is_some_and(|d| Instant::now() > d)
+            if self.guesses.is_multiple_of(CLOCK_EVERY)
+                && self.deadline.is_some_and(|d| Instant::now() > d)
             {
                 self.timed_out = true;
             }
-            if self.guesses % STOP_CHECK_EVERY == 0 && stop_requested(self.stop) {
+            if self.guesses.is_multiple_of(STOP_CHECK_EVERY) && stop_requested(self.stop) {
                 self.stopped = true;
                 self.timed_out = true;
             }

@@ -167,7 +167,7 @@ impl MrvSolver {
             let bit = digits & digits.wrapping_neg();
             digits &= !bit;
             self.guesses += 1;
-            if self.guesses % STOP_CHECK_EVERY == 0 && stop_requested(self.stop) {
+            if self.guesses.is_multiple_of(STOP_CHECK_EVERY) && stop_requested(self.stop) {
                 self.stopped = true;
                 return true;
             }
