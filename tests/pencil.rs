@@ -71,21 +71,22 @@ fn eliminations_that_keep_the_solution_still_find_it() {
 }
 
 #[test]
-fn portable_avx2_and_mrv_agree_on_random_candidates() {
-    let avx2 = FastSolver::with_isa(Isa::Avx2);
-    if avx2.is_none() {
-        eprintln!("note: no AVX2 here; portable against mrv only");
+fn every_fast_version_and_mrv_agree_on_random_candidates() {
+    for isa in [Isa::Avx2, Isa::Avx512] {
+        if !isa.is_supported() {
+            eprintln!("note: no {isa:?} here; the other versions against mrv only");
+        }
     }
     let puzzles = load_puzzles(&sample_path());
     (0..3000u64).into_par_iter().for_each_init(
         || {
             (
                 FastSolver::with_isa(Isa::Portable).unwrap(),
-                FastSolver::with_isa(Isa::Avx2),
+                [Isa::Avx2, Isa::Avx512].map(FastSolver::with_isa),
                 MrvSolver::new(),
             )
         },
-        |(portable, avx2, mrv), seed| {
+        |(portable, versions, mrv), seed| {
             // Sparse, dense, solvable or not, one solution or many.
             let p = &puzzles[seed as usize % puzzles.len()];
             let base = if seed % 3 == 0 {
@@ -95,8 +96,14 @@ fn portable_avx2_and_mrv_agree_on_random_candidates() {
             };
             let marks = eliminate(&base, None, [0.02, 0.1, 0.3, 0.6][seed as usize % 4], seed);
             let a = portable.solve_candidates(&marks, 2);
-            if let Some(avx2) = avx2 {
-                assert_eq!(avx2.solve_candidates(&marks, 2), a, "{}", marks.to_line());
+            for version in versions.iter_mut().flatten() {
+                assert_eq!(
+                    version.solve_candidates(&marks, 2),
+                    a,
+                    "{:?}: {}",
+                    version.isa(),
+                    marks.to_line()
+                );
             }
             let m = mrv.solve_candidates(&marks, 2);
             assert_eq!(m.solutions, a.solutions, "{}", marks.to_line());
