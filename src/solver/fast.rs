@@ -625,10 +625,11 @@ pub enum Isa {
     /// search is compiled for these instructions (`popcnt` for counting
     /// candidates, `tzcnt`/`blsr` for walking bits).
     Avx2,
-    /// The AVX2 set plus AVX-512F (Intel Skylake-SP, AMD Zen 4 and later):
-    /// the root's propagation on all nine digits at once, a band of all of
-    /// them in each of three 512-bit registers; the search below it is the
-    /// AVX2 version's.
+    /// The AVX2 set plus AVX-512F: the root's propagation on all nine
+    /// digits at once, a band of all of them in each of three 512-bit
+    /// registers; the search below it is the AVX2 version's. Runs on Intel
+    /// Skylake-SP and AMD Zen 4 and later; [`Isa::detect`] picks it on the
+    /// CPUs where 512-bit work costs the clock little or nothing (see there).
     Avx512,
 }
 
@@ -636,11 +637,19 @@ impl Isa {
     /// Every version, the portable one first.
     pub const ALL: [Isa; 3] = [Isa::Portable, Isa::Avx2, Isa::Avx512];
 
-    /// The best this CPU can run.
+    /// The best this CPU can run. `Avx512` only where AVX-512 VBMI is
+    /// reported too, which leaves out the first AVX-512 Xeons (Skylake-SP,
+    /// Cascade Lake, Cooper Lake): those lower the core's clock for a while
+    /// after any 512-bit instruction, which would slow the scalar search
+    /// between the roots as well. Ice Lake and later (which lower it much
+    /// less for integer work) and AMD Zen 4 and later (which do not) report
+    /// VBMI. Not measured on an older Xeon: none was at hand.
     pub fn detect() -> Isa {
-        if Isa::Avx512.is_supported() {
-            Isa::Avx512
-        } else if Isa::Avx2.is_supported() {
+        #[cfg(target_arch = "x86_64")]
+        if Isa::Avx512.is_supported() && std::arch::is_x86_feature_detected!("avx512vbmi") {
+            return Isa::Avx512;
+        }
+        if Isa::Avx2.is_supported() {
             Isa::Avx2
         } else {
             Isa::Portable
