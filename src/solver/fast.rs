@@ -321,6 +321,15 @@ impl State {
         Ok(s)
     }
 
+    /// Takes the digit `ruled_out.1` (1-9) from the cell `ruled_out.0`
+    /// (see `FastSolver::solvable_without`).
+    #[inline(always)]
+    fn rule_out(&mut self, ruled_out: Option<(usize, u8)>) {
+        if let Some((cell, digit)) = ruled_out {
+            self.cand[3 * (digit as usize - 1) + cell / 27] &= !(1 << (cell % 27));
+        }
+    }
+
     /// A pencilmark puzzle: each digit's boards are the cells where it is
     /// a candidate, and every cell is open; the first propagation places
     /// the cells left with one candidate (naked singles) and finds a cell
@@ -742,9 +751,7 @@ macro_rules! search_version {
             let Ok(mut state) = State::from_givens(&$givens(puzzle.cells())) else {
                 return;
             };
-            if let Some((cell, digit)) = ruled_out {
-                state.cand[3 * (digit as usize - 1) + cell / 27] &= !(1 << (cell % 27));
-            }
+            state.rule_out(ruled_out);
             $search(solver, &mut state);
         }
 

@@ -471,8 +471,7 @@ impl Boards {
                     to_band |= 1 << b;
                 }
                 to_check = to_band;
-                let hidden = to_band != 0;
-                if hidden {
+                if to_band != 0 {
                     continue;
                 }
                 // Naked singles, all three bands at once. Two of one digit
@@ -530,9 +529,7 @@ avx512! {
         let Ok(mut state) = State::from_givens(&givens::avx2(puzzle.cells())) else {
             return;
         };
-        if let Some((cell, digit)) = ruled_out {
-            state.cand[3 * (digit as usize - 1) + cell / 27] &= !(1 << (cell % 27));
-        }
+        state.rule_out(ruled_out);
         root(solver, &state);
     }
 }
