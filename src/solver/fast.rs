@@ -31,8 +31,19 @@
 //! where one exists (else on one with the fewest); among bivalue cells, the
 //! one that sees the most unsolved cells (see `branch_cell`), which cuts the
 //! guesses on hard puzzles by about 40% against taking the first. Each
-//! child gets a copy of the 228-byte state on the stack. No
+//! child gets a copy of the 120-byte state on the stack. No
 //! heap, no undo log.
+//!
+//! # What needs another look
+//! Propagation keeps, in a register, the set of digits whose boards changed
+//! since the filters last ran on them: a guess marks the digits of its cell,
+//! a naked single its own digit, and clearing hidden singles the digits
+//! that had those cells (one test per board of the band, next to the
+//! clearing itself). The boards are stored band by band, so those nine
+//! boards sit side by side. Until 2026-11-25 every board was compared with
+//! a copy kept from its last update instead: in perf's clock samples on
+//! multi_20k, 13% sat on that compare of boards just written, and the
+//! state was twice the size to copy.
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
@@ -44,6 +55,8 @@ use crate::pencil::Candidates;
 use givens::Givens;
 use std::sync::atomic::AtomicBool;
 
+/// Every digit, as the bit set `propagate` takes: all need a look.
+const ALL_DIGITS: u32 = 0x1FF;
 /// The 27 bits of a band.
 const BAND: u32 = (1 << 27) - 1;
 /// Bits `0`, `9`, `18`: one column of a band. Multiplying a 9-bit column set
@@ -271,11 +284,10 @@ fn stack_filter(a: [u32; 3]) -> Result<[u32; 3], Contradiction> {
 /// The solver's whole search state: copied on every branch.
 #[derive(Clone, Copy)]
 struct State {
-    /// `cand[3 * d + b]`: where digit `d + 1` may go in band `b`.
-    cand: [u32; 27],
-    /// `cand` as `update_digit` last left it: a digit whose boards still equal
-    /// this needs no new look.
-    seen: [u32; 27],
+    /// `cand[b][d]`: where digit `d + 1` may go in band `b`. Band by band,
+    /// so that the nine boards of a band (cleared together when a cell is
+    /// placed, counted together for singles) are side by side.
+    cand: [[u32; 9]; 3],
     /// Cells not yet placed, per band.
     unsolved: [u32; 3],
 }
@@ -287,8 +299,7 @@ type Step = Result<(), Contradiction>;
 
 impl State {
     const FRESH: State = State {
-        cand: [BAND; 27],
-        seen: [0; 27],
+        cand: [[BAND; 9]; 3],
         unsolved: [BAND; 3],
     };
 
@@ -311,7 +322,7 @@ impl State {
                 let units = GIVEN_UNITS[triads(mine)];
                 clash |= units >> 27 != 2 * counts[b];
                 let blocked = g.taken[b] | (units & BAND) | column_peers;
-                s.cand[3 * d + b] = (BAND & !blocked) | mine;
+                s.cand[b][d] = (BAND & !blocked) | mine;
             }
         }
         if clash {
@@ -326,7 +337,7 @@ impl State {
     #[inline(always)]
     fn rule_out(&mut self, ruled_out: Option<(usize, u8)>) {
         if let Some((cell, digit)) = ruled_out {
-            self.cand[3 * (digit as usize - 1) + cell / 27] &= !(1 << (cell % 27));
+            self.cand[cell / 27][digit as usize - 1] &= !(1 << (cell % 27));
         }
     }
 
@@ -343,7 +354,7 @@ impl State {
                 for (pos, &m) in marks.masks()[27 * b..27 * b + 27].iter().enumerate() {
                     board |= u32::from(m >> d & 1) << pos;
                 }
-                s.cand[3 * d + b] = board;
+                s.cand[b][d] = board;
             }
         }
         s
@@ -354,19 +365,19 @@ impl State {
     /// leave this digit's board.
     #[inline(always)]
     fn place(&mut self, d: usize, b: usize, bit: u32) -> Step {
-        let own = 3 * d + b;
-        if self.cand[own] & bit == 0 {
+        let own = self.cand[b][d];
+        if own & bit == 0 {
             return Err(Contradiction);
         }
-        for e in 0..9 {
-            self.cand[3 * e + b] &= !bit;
+        for board in &mut self.cand[b] {
+            *board &= !bit;
         }
         let pos = bit.trailing_zeros() as usize & 31;
-        self.cand[own] = (self.cand[own] & !BAND_PEERS[pos]) | bit;
+        self.cand[b][d] = (own & !BAND_PEERS[pos]) | bit;
         let column = COLUMN_SPREAD << (pos % 9);
         for other in 0..3 {
             if other != b {
-                self.cand[3 * d + other] &= !column;
+                self.cand[other][d] &= !column;
             }
         }
         self.unsolved[b] &= !bit;
@@ -374,11 +385,11 @@ impl State {
     }
 
     /// Runs the band and stack filters on digit `d` to a fixed point, then
-    /// places every hidden single it shows.
+    /// places every hidden single it shows. Returns the other digits whose
+    /// boards that changed (they had a cell of those singles).
     #[inline(always)]
-    fn update_digit(&mut self, d: usize) -> Step {
-        let base = 3 * d;
-        let a = [self.cand[base], self.cand[base + 1], self.cand[base + 2]];
+    fn update_digit(&mut self, d: usize) -> Result<u32, Contradiction> {
+        let a = [self.cand[0][d], self.cand[1][d], self.cand[2][d]];
         // Each filter is idempotent (what it keeps still lies on a matching
         // of what it kept), so the loop stops as soon as the other filter
         // had nothing to add, without a confirming pass of both.
@@ -402,6 +413,7 @@ impl State {
         // (the band filter matched the box to that row) and its column cleared
         // (the stack filter matched the column to that band), so placing it
         // only takes the cell from the other digits.
+        let mut touched = 0;
         for (b, &band) in a.iter().enumerate() {
             let mut singles = 0;
             for bx in BOX_IN_BAND {
@@ -413,74 +425,35 @@ impl State {
             singles &= self.unsolved[b];
             if singles != 0 {
                 self.unsolved[b] &= !singles;
-                for e in 0..9 {
-                    self.cand[3 * e + b] &= !singles;
+                for (e, board) in self.cand[b].iter_mut().enumerate() {
+                    touched |= u32::from(*board & singles != 0) << e;
+                    *board &= !singles;
                 }
             }
         }
-        self.cand[base..base + 3].copy_from_slice(&a);
-        self.seen[base..base + 3].copy_from_slice(&a);
-        Ok(())
-    }
-
-    /// The digits whose boards differ from what `update_digit` last left:
-    /// the digits that need another look. `BY_BOARD`: one compare per board
-    /// into a 27-bit mask, each digit's three bits folded onto its first, so
-    /// digit `d` is bit `3 * d`; with AVX2 this compiles to a few vector
-    /// compares, 1-1.5% faster on the minimal and hard sets. Otherwise
-    /// digit `d` is bit `d`, compared digit by digit: with SSE2 only, the
-    /// by-board form is 4-5% slower. See [`State::next_changed`].
-    #[inline(always)]
-    fn changed_digits<const BY_BOARD: bool>(&self) -> u32 {
-        let mut changed = 0u32;
-        if BY_BOARD {
-            for i in 0..27 {
-                changed |= u32::from(self.cand[i] != self.seen[i]) << i;
-            }
-            return (changed | changed >> 1 | changed >> 2) & 0o111_111_111;
+        for (b, &band) in a.iter().enumerate() {
+            self.cand[b][d] = band;
         }
-        for d in 0..9 {
-            let base = 3 * d;
-            let diff = (self.cand[base] ^ self.seen[base])
-                | (self.cand[base + 1] ^ self.seen[base + 1])
-                | (self.cand[base + 2] ^ self.seen[base + 2]);
-            changed |= u32::from(diff != 0) << d;
-        }
-        changed
-    }
-
-    /// Takes the lowest digit out of a `changed_digits::<BY_BOARD>` mask.
-    #[inline(always)]
-    fn next_changed<const BY_BOARD: bool>(mask: &mut u32) -> usize {
-        let low = mask.trailing_zeros() as usize;
-        *mask &= *mask - 1;
-        if BY_BOARD {
-            low / 3
-        } else {
-            low
-        }
+        Ok(touched & !(1 << d))
     }
 
     /// Propagates to a fixed point: digit filters and hidden singles for every
-    /// digit whose boards changed, then naked singles, until neither finds
+    /// digit in `dirty` (bit `d` for digit `d + 1`: those whose boards
+    /// changed since the filters last ran on them) and every digit that
+    /// these change in turn, then naked singles, until neither finds
     /// anything.
     #[inline(always)]
-    fn propagate<const BY_BOARD: bool>(&mut self) -> Step {
+    fn propagate(&mut self, mut dirty: u32) -> Step {
         loop {
-            loop {
-                let mut dirty = self.changed_digits::<BY_BOARD>();
-                if dirty == 0 {
-                    break;
-                }
-                while dirty != 0 {
-                    let d = Self::next_changed::<BY_BOARD>(&mut dirty);
-                    self.update_digit(d)?;
-                }
+            while dirty != 0 {
+                let d = dirty.trailing_zeros() as usize;
+                dirty &= dirty - 1;
+                dirty |= self.update_digit(d)?;
             }
             let mut singles = [0u32; 3];
             let mut any_single = false;
             for (b, single) in singles.iter_mut().enumerate() {
-                let (once, twice) = once_and_twice(std::array::from_fn(|d| self.cand[3 * d + b]));
+                let (once, twice) = once_and_twice(self.cand[b]);
                 let open = self.unsolved[b];
                 if open & !once != 0 {
                     return Err(Contradiction);
@@ -498,7 +471,7 @@ impl State {
                 // planes read digit 0, which it lacks, so `place` fails.
                 let mut planes = [0u32; 4];
                 for d in 0..9 {
-                    let here = self.cand[3 * d + b] & single;
+                    let here = self.cand[b][d] & single;
                     for (k, plane) in planes.iter_mut().enumerate() {
                         if d >> k & 1 != 0 {
                             *plane |= here;
@@ -517,6 +490,8 @@ impl State {
                     // unit took this cell's only candidate, `place` fails:
                     // the cell is left empty.
                     self.place(d, b, bit)?;
+                    // The cell had no other candidate: only `d`'s boards changed.
+                    dirty |= 1 << d;
                 }
             }
         }
@@ -545,7 +520,7 @@ impl State {
         for (b, pair) in pairs.iter_mut().enumerate() {
             let (mut once, mut twice, mut thrice) = (0u32, 0u32, 0u32);
             for d in 0..9 {
-                let x = self.cand[3 * d + b];
+                let x = self.cand[b][d];
                 thrice |= twice & x;
                 twice |= once & x;
                 once |= x;
@@ -587,7 +562,7 @@ impl State {
     fn digits_at(&self, b: usize, bit: u32) -> u32 {
         let mut digits = 0;
         for d in 0..9 {
-            if self.cand[3 * d + b] & bit != 0 {
+            if self.cand[b][d] & bit != 0 {
                 digits |= 1 << d;
             }
         }
@@ -606,7 +581,7 @@ impl State {
                 let value = d + 1;
                 for (k, plane) in planes.iter_mut().enumerate() {
                     if value >> k & 1 != 0 {
-                        *plane |= self.cand[3 * d + b];
+                        *plane |= self.cand[b][d];
                     }
                 }
             }
@@ -703,17 +678,17 @@ impl Default for FastSolver {
     }
 }
 
-/// Defines one version of the search: `$search` propagates a state and
-/// searches below it (true when the limit is reached), `$run` loads a puzzle
-/// with `$givens` and searches it; `$by_board` picks the form of
-/// `changed_digits`. Stamped out once per [`Isa`] so that each version, with
+/// Defines one version of the search: `$search` propagates a state from the
+/// digits that need a look (see `State::propagate`) and searches below it
+/// (true when the limit is reached), `$run` loads a puzzle with `$givens`
+/// and searches it. Stamped out once per [`Isa`] so that each version, with
 /// everything the `inline(always)` state methods bring into it, is compiled
 /// for its own instruction set.
 macro_rules! search_version {
-    ($(#[$features:meta])* $search:ident, $run:ident, $run_marks:ident, $givens:path, $by_board:expr) => {
+    ($(#[$features:meta])* $search:ident, $run:ident, $run_marks:ident, $givens:path) => {
         $(#[$features])*
-        fn $search(solver: &mut FastSolver, state: &mut State) -> bool {
-            if state.propagate::<$by_board>().is_err() {
+        fn $search(solver: &mut FastSolver, state: &mut State, dirty: u32) -> bool {
+            if state.propagate(dirty).is_err() {
                 return false;
             }
             if state.is_solved() {
@@ -724,7 +699,8 @@ macro_rules! search_version {
                 return solver.found >= solver.limit;
             }
             let (b, bit) = state.branch_cell();
-            let mut digits = state.digits_at(b, bit);
+            let cell_digits = state.digits_at(b, bit);
+            let mut digits = cell_digits;
             while digits != 0 {
                 let d = digits.trailing_zeros() as usize;
                 digits &= digits - 1;
@@ -736,10 +712,10 @@ macro_rules! search_version {
                 }
                 if digits == 0 {
                     // The last candidate: the parent is not needed any more.
-                    return state.place(d, b, bit).is_ok() && $search(solver, state);
+                    return state.place(d, b, bit).is_ok() && $search(solver, state, cell_digits);
                 }
                 let mut child = *state;
-                if child.place(d, b, bit).is_ok() && $search(solver, &mut child) {
+                if child.place(d, b, bit).is_ok() && $search(solver, &mut child, cell_digits) {
                     return true;
                 }
             }
@@ -752,12 +728,12 @@ macro_rules! search_version {
                 return;
             };
             state.rule_out(ruled_out);
-            $search(solver, &mut state);
+            $search(solver, &mut state, ALL_DIGITS);
         }
 
         $(#[$features])*
         fn $run_marks(solver: &mut FastSolver, marks: &Candidates) {
-            $search(solver, &mut State::from_candidates(marks));
+            $search(solver, &mut State::from_candidates(marks), ALL_DIGITS);
         }
     };
 }
@@ -766,8 +742,7 @@ search_version!(
     search_portable,
     run_portable,
     run_marks_portable,
-    givens::portable,
-    false
+    givens::portable
 );
 
 #[cfg(target_arch = "x86_64")]
@@ -776,8 +751,7 @@ search_version!(
     search_avx2,
     run_avx2,
     run_marks_avx2,
-    givens::avx2,
-    true
+    givens::avx2
 );
 
 impl FastSolver {

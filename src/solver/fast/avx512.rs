@@ -355,25 +355,16 @@ impl Boards {
     avx512! {
         #[inline]
         fn from_state(s: &State) -> Boards {
-            // SAFETY: `cand` has 27 elements: the first load reads 0-15, the
-            // masked one 16-26 (11 lanes), all inside the array.
-            let (low, high) = unsafe {
-                (
-                    _mm512_loadu_si512(s.cand.as_ptr().cast()),
-                    _mm512_maskz_loadu_epi32(0x7FF, s.cand.as_ptr().add(16).cast()),
-                )
+            // SAFETY: each band is 9 u32, the nine lanes loaded.
+            let band = unsafe {
+                [
+                    _mm512_maskz_loadu_epi32(DIGITS, s.cand[0].as_ptr().cast()),
+                    _mm512_maskz_loadu_epi32(DIGITS, s.cand[1].as_ptr().cast()),
+                    _mm512_maskz_loadu_epi32(DIGITS, s.cand[2].as_ptr().cast()),
+                ]
             };
-            // Lane d of band b is cand[3 * d + b]: index 3d + b of the 32
-            // lanes of (low, high).
-            let every_third = _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 24, 0, 0, 0, 0, 0, 0, 0);
-            let second = _mm512_add_epi32(every_third, splat(1));
-            let third = _mm512_add_epi32(every_third, splat(2));
             Boards {
-                band: [
-                    _mm512_maskz_permutex2var_epi32(DIGITS, low, every_third, high),
-                    _mm512_maskz_permutex2var_epi32(DIGITS, low, second, high),
-                    _mm512_maskz_permutex2var_epi32(DIGITS, low, third, high),
-                ],
+                band,
                 unsolved: s.unsolved,
             }
         }
@@ -389,10 +380,8 @@ impl Boards {
                 unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), v) };
             }
             let mut s = State::FRESH;
-            for (b, band) in lanes.iter().enumerate() {
-                for (d, &board) in band[..9].iter().enumerate() {
-                    s.cand[3 * d + b] = board;
-                }
+            for (cand, band) in s.cand.iter_mut().zip(&lanes) {
+                cand.copy_from_slice(&band[..9]);
             }
             s.unsolved = self.unsolved;
             s
@@ -546,8 +535,8 @@ avx512! {
             return;
         }
         let mut state = boards.to_state();
-        state.seen = state.cand;
-        super::search_avx2(solver, &mut state);
+        // At the fixed point: no digit needs another look.
+        super::search_avx2(solver, &mut state, 0);
     }
 }
 
