@@ -281,6 +281,48 @@ fn stack_filter(a: [u32; 3]) -> Result<[u32; 3], Contradiction> {
     ])
 }
 
+/// The digits (bit `d`) whose board, among the nine of a band
+/// (`State::cand[b]`), holds one of `cells`.
+///
+/// On x86-64, four boards at a time in SSE2 registers (part of every
+/// x86-64 CPU): a compare with zero and `movmskps` give four digits' bits
+/// at once. Left to the compiler, the same loop became an OR-reduction
+/// across a vector; this form ran 3% faster on multi_20k, 1.5-2% on the
+/// minimal and 17-clue sets (AMD EPYC Zen 4).
+#[inline(always)]
+fn digits_holding(boards: &[u32; 9], cells: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        let p = boards.as_ptr();
+        // SAFETY: `p` points to nine u32: the two loads read boards 0-3
+        // and 4-7, inside the array (`loadu` needs no alignment); SSE2,
+        // which the rest needs, is part of the x86-64 baseline. The search
+        // tests (tests/datasets.rs, tests/pencil.rs) run this in every
+        // version and compare the results with the reference solvers.
+        let (low, high) = unsafe {
+            let wanted = _mm_set1_epi32(cells as i32);
+            let missing = |v| {
+                let none = _mm_cmpeq_epi32(_mm_and_si128(v, wanted), _mm_setzero_si128());
+                _mm_movemask_ps(_mm_castsi128_ps(none)) as u32
+            };
+            (
+                missing(_mm_loadu_si128(p.cast())),
+                missing(_mm_loadu_si128(p.add(4).cast())),
+            )
+        };
+        (!(low | high << 4) & 0xFF) | u32::from(boards[8] & cells != 0) << 8
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut held = 0;
+        for (d, &board) in boards.iter().enumerate() {
+            held |= u32::from(board & cells != 0) << d;
+        }
+        held
+    }
+}
+
 /// The solver's whole search state: copied on every branch.
 #[derive(Clone, Copy)]
 struct State {
@@ -425,8 +467,8 @@ impl State {
             singles &= self.unsolved[b];
             if singles != 0 {
                 self.unsolved[b] &= !singles;
-                for (e, board) in self.cand[b].iter_mut().enumerate() {
-                    touched |= u32::from(*board & singles != 0) << e;
+                touched |= digits_holding(&self.cand[b], singles);
+                for board in &mut self.cand[b] {
                     *board &= !singles;
                 }
             }
@@ -465,30 +507,18 @@ impl State {
                 return Ok(());
             }
             for (b, &single) in singles.iter().enumerate() {
-                // The singles' digits as four bit planes (bit k of the
-                // 0-based digit), read before this band's are placed. A
-                // placement in an earlier band may have emptied one: its
-                // planes read digit 0, which it lacks, so `place` fails.
-                let mut planes = [0u32; 4];
-                for d in 0..9 {
-                    let here = self.cand[b][d] & single;
-                    for (k, plane) in planes.iter_mut().enumerate() {
-                        if d >> k & 1 != 0 {
-                            *plane |= here;
-                        }
-                    }
-                }
                 let mut rest = single;
                 while rest != 0 {
                     let bit = rest & rest.wrapping_neg();
                     rest ^= bit;
-                    let d = planes
-                        .iter()
-                        .enumerate()
-                        .fold(0, |d, (k, &plane)| d | usize::from(plane & bit != 0) << k);
-                    // When an earlier single of the same digit in a shared
-                    // unit took this cell's only candidate, `place` fails:
-                    // the cell is left empty.
+                    // Its one candidate, read now: when an earlier single
+                    // of the same digit in a shared unit took it, the cell
+                    // is left empty.
+                    let digits = self.digits_at(b, bit);
+                    if digits == 0 {
+                        return Err(Contradiction);
+                    }
+                    let d = digits.trailing_zeros() as usize;
                     self.place(d, b, bit)?;
                     // The cell had no other candidate: only `d`'s boards changed.
                     dirty |= 1 << d;
@@ -560,13 +590,7 @@ impl State {
     /// Bit `d` set for each digit `d` (0-based) that may go on the cell.
     #[inline(always)]
     fn digits_at(&self, b: usize, bit: u32) -> u32 {
-        let mut digits = 0;
-        for d in 0..9 {
-            if self.cand[b][d] & bit != 0 {
-                digits |= 1 << d;
-            }
-        }
-        digits
+        digits_holding(&self.cand[b], bit)
     }
 
     /// The solved grid. Each cell's value `v` (1-9) is written as four bit
