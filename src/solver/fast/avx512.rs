@@ -18,7 +18,8 @@
 //! It pays where every digit changes, as at the root (after the givens),
 //! and not after a guess, where few digits change and the scalar
 //! `propagate` looks at those alone: the root is propagated here and the
-//! search below it is the AVX2 version's (see `root`).
+//! search below it is the AVX2 version's, with the band filter's `pext`
+//! form (see `root`).
 //!
 //! Where there is no contradiction it reaches the same fixed point as the
 //! scalar `propagate`: every rule only removes candidates, and removes at
@@ -525,7 +526,8 @@ avx512! {
 
 avx512! {
     /// Propagates the root on these boards, where every digit has changed,
-    /// then searches below it with the AVX2 version: after a guess only a
+    /// then searches below it with the AVX2 version (`search_avx512`: its
+    /// band filter in the `pext` form): after a guess only a
     /// few digits change, and its scalar `propagate` looks at those alone,
     /// where these boards would take all nine every round (multi_20k ran
     /// 7% slower searched on boards throughout, easy_100k 23% faster).
@@ -536,7 +538,7 @@ avx512! {
         }
         let mut state = boards.to_state();
         // At the fixed point: no digit needs another look.
-        super::search_avx2(solver, &mut state, 0);
+        super::search_avx512(solver, &mut state, 0);
     }
 }
 
