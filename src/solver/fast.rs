@@ -469,7 +469,7 @@ impl State {
 
     /// Runs the band and stack filters on digit `d` to a fixed point, then
     /// places every hidden single it shows. Returns the other digits whose
-    /// boards that changed (they had a cell of those singles).
+    /// boards this changed: those that held a cell of the singles.
     #[inline(always)]
     fn update_digit<const PEXT: bool>(&mut self, d: usize) -> Result<u32, Contradiction> {
         let a = [self.cand[0][d], self.cand[1][d], self.cand[2][d]];
