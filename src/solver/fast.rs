@@ -99,45 +99,41 @@ static MATCHABLE: [u16; 512] = {
     t
 };
 
-/// `MATCHABLE` on a band's triad pattern (see [`triads`]), each kept triad
-/// widened to its three cells. A matching of rows to boxes is one of boxes
-/// to rows, so the table reads the pattern with rows and boxes swapped.
-static BAND_KEEP: [u32; 512] = {
+/// `MATCHABLE` for every pattern, each kept triad widened to its three
+/// cells; pattern bit `i` is the triad of row `i / 3`, box `i % 3` when
+/// `by_row`, else of row `i % 3`, box `i / 3`.
+const fn band_keep(by_row: bool) -> [u32; 512] {
     let mut t = [0u32; 512];
     let mut x = 0;
     while x < 512 {
         let m = MATCHABLE[x] as u32;
-        let mut triad = 0;
-        while triad < 9 {
-            if m & (1 << triad) != 0 {
-                t[x] |= 0x7 << (9 * (triad % 3) + 3 * (triad / 3));
+        let mut i = 0;
+        while i < 9 {
+            let (row, bx) = if by_row {
+                (i / 3, i % 3)
+            } else {
+                (i % 3, i / 3)
+            };
+            if m & (1 << i) != 0 {
+                t[x] |= 0x7 << (9 * row + 3 * bx);
             }
-            triad += 1;
+            i += 1;
         }
         x += 1;
     }
     t
-};
+}
+
+/// `MATCHABLE` on a band's triad pattern (see [`triads`]: bit `3k + r`
+/// for row `r`, box `k`), each kept triad widened to its three cells. A
+/// matching of rows to boxes is one of boxes to rows, so the table reads
+/// the pattern with rows and boxes swapped.
+static BAND_KEEP: [u32; 512] = band_keep(false);
 
 /// `MATCHABLE` read by rows: index bit `3r + k` set when row `r` of the
 /// band has a candidate in box `k` (the order `pext` gathers the triads
 /// in, see [`band_filter`]), each kept triad widened to its three cells.
-static BAND_KEEP_BY_ROW: [u32; 512] = {
-    let mut t = [0u32; 512];
-    let mut x = 0;
-    while x < 512 {
-        let m = MATCHABLE[x] as u32;
-        let mut bit = 0;
-        while bit < 9 {
-            if m & (1 << bit) != 0 {
-                t[x] |= 0x7 << (9 * (bit / 3) + 3 * (bit % 3));
-            }
-            bit += 1;
-        }
-        x += 1;
-    }
-    t
-};
+static BAND_KEEP_BY_ROW: [u32; 512] = band_keep(true);
 
 /// For each cell of a band, its row and box in that band, without the cell.
 /// Padded to 32 entries so that any `trailing_zeros & 31` indexes it without
