@@ -123,23 +123,30 @@ def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[Any, int], 
     """`df` with the columns of `ddl` ("name type, ...") added: each Arrow
     batch goes to `compute(batch, threads)`, which gives the new columns'
     arrays. The input columns (`inputs`, role -> name) are checked first."""
-    from pyspark.sql.types import StructType, _parse_datatype_string
+    from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
     added = _parse_datatype_string(ddl)
     names = [f.name for f in added.fields]
     df = _check_columns(df, inputs, names)
-    schema = StructType(list(df.schema.fields) + list(added.fields))
+    # mapInArrow looks its input columns up by name, and reads a name with
+    # a dot in it ("score.v2") as a field of a struct: the columns cross it
+    # under positional names and get their own back after.
+    original = df.columns
+    positional = [f"_batchdoku_{i}" for i in range(len(original))]
+    fields = [StructField(p, f.dataType, f.nullable, f.metadata) for p, f in zip(positional, df.schema.fields)]
+    schema = StructType(fields + list(added.fields))
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
 
         threads = task_threads()
         for b in batches:
-            cols = list(b.columns) + compute(b, threads)
-            yield pa.RecordBatch.from_arrays(cols, names=list(b.schema.names) + names)
+            named = pa.RecordBatch.from_arrays(b.columns, names=original)
+            cols = list(b.columns) + compute(named, threads)
+            yield pa.RecordBatch.from_arrays(cols, names=positional + names)
 
     _local_workers_run_this_python(df.sparkSession)
-    return df.mapInArrow(run, schema)
+    return df.toDF(*positional).mapInArrow(run, schema).toDF(*original, *names)
 
 
 def _strings(words: np.ndarray, codes: np.ndarray) -> Any:
@@ -237,7 +244,8 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
     recomputes the forms when used: ``cache()`` the input, or write one
     and read it back, when both are needed.
 
-    "First" is by the ``order`` column (e.g. an id or a line number); by
+    "First" is by the ``order`` column (e.g. an id or a line number), rows
+    with equal ``order`` values by the input's partitions and rows; by
     default, by a ``monotonically_increasing_id`` taken before the shuffle,
     which follows the input's partitions and rows (a file's row order).
     Rows without a class (invalid, malformed, null puzzles) are all kept.
@@ -247,20 +255,21 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    key = order or "_batchdoku_order"
-    if order is None:
-        df = df.withColumn(key, F.monotonically_increasing_id())
-    elif order not in df.columns:
+    if order is not None and order not in df.columns:
         raise ValueError(f"order: no column {order!r}; the DataFrame has {', '.join(df.columns)}")
+    arrival, rank = "_batchdoku_arrival", "_batchdoku_rank"
+    df = df.withColumn(arrival, F.monotonically_increasing_id())
     forms = canon_df(df, column)
-    by_class = Window.partitionBy("canonical").orderBy(F.col(key).asc())
-    ranked = forms.withColumn("duplicate_of", F.when(F.col("canonical").isNotNull(), F.first(key).over(by_class)))
-    kept = ranked.where(F.col("duplicate_of").isNull() | (F.col("duplicate_of") == F.col(key))).drop("duplicate_of")
-    dropped = ranked.where(F.col("duplicate_of").isNotNull() & (F.col("duplicate_of") != F.col(key)))
-    if order is None:
-        # Generated ids mean nothing outside this call: the canonical
-        # form is the key that ties a dropped row to the kept one.
-        kept, dropped = kept.drop(key), dropped.drop(key, "duplicate_of")
+    by_order = [F.col(arrival)] if order is None else [F.col("`" + order.replace("`", "``") + "`"), F.col(arrival)]
+    by_class = Window.partitionBy("canonical").orderBy(*[c.asc() for c in by_order])
+    has_class = F.col("canonical").isNotNull()
+    ranked = forms.withColumn(rank, F.when(has_class, F.row_number().over(by_class)))
+    if order is not None:
+        ranked = ranked.withColumn("duplicate_of", F.when(has_class, F.first(by_order[0]).over(by_class)))
+    # Generated ids mean nothing outside this call: without ``order`` the
+    # canonical form is the key that ties a dropped row to the kept one.
+    kept = ranked.where(F.col(rank).isNull() | (F.col(rank) == 1)).drop(arrival, rank, "duplicate_of")
+    dropped = ranked.where(F.col(rank) > 1).drop(arrival, rank)
     return kept, dropped
 
 

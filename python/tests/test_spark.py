@@ -173,6 +173,25 @@ def test_canon_df_and_dedup_df_find_the_planted_classes(spark, cli, tmp_path, sa
     assert dropped.count() == len(rows) - len(cli_kept)
 
 
+def test_dotted_names_and_tied_orders(spark, sample_lines):
+    """A dot in a column's name is part of the name (pyspark's own
+    mapInArrow would read `a.b` as field b of a struct a), and rows tied on
+    dedup_df's `order` still keep one row per class."""
+    from batchdoku.spark import dedup_df
+
+    lines = sample_lines[:12]
+    df = spark.createDataFrame([(i % 3, p, i) for i, p in enumerate(lines)], "`batch.no` long, `the.puzzle` string, id long")
+    solved = solve_df(df, "the.puzzle")
+    assert solved.columns == ["batch.no", "the.puzzle", "id", "status", "solutions", "solution", "guesses"]
+    rows = sorted(solved.collect(), key=lambda r: r.id)
+    assert [r["batch.no"] for r in rows] == [i % 3 for i in range(12)]
+    assert [r.solution for r in rows] == batchdoku.solve(lines).solution_strings()
+    assert all(r.ok for r in verify_df(solved, "the.puzzle", "solution").collect())
+    kept, dropped = dedup_df(df.union(df), "the.puzzle", order="batch.no")
+    assert sorted(r.id for r in kept.collect()) == list(range(12))
+    assert sorted((r.id, r.duplicate_of) for r in dropped.collect()) == [(i, i % 3) for i in range(12)]
+
+
 def test_the_dedup_example_runs(spark, tmp_path, sample_lines):
     """examples/spark_dedup.py in local mode, on a CSV with copies of its
     rows, and against a training file."""
