@@ -10,6 +10,12 @@
 - generate: `generate_df(spark, 200000, seed, minimal=True).write.parquet`
   against `batchdoku generate -n 200000 --seed S --minimal -j 2 -o OUT`.
 Alternates the two, takes medians, prints a Markdown table.
+
+With --breakdown, where the solve job's CPU goes: the JVM's and the Python
+workers' CPU seconds per job (from /proc), and, when the JDK's `jcmd` and
+`jfr` are on PATH, the JVM's task threads by stage (Java Flight Recorder
+samples over three more jobs, each sample put in the stage of its
+innermost frame that names one).
 """
 
 import argparse
@@ -31,6 +37,7 @@ def main() -> None:
     ap.add_argument("--datasets", default=str(ROOT.parent / "shared" / "datasets"))
     ap.add_argument("--cli", default=str(ROOT / "target" / "release" / "batchdoku"))
     ap.add_argument("--generate", type=int, default=200_000)
+    ap.add_argument("--breakdown", action="store_true", help="where the solve job's CPU goes (see above)")
     args = ap.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -111,7 +118,104 @@ def main() -> None:
     print("|---|---:|---:|---:|")
     for name, a, b, ratio, count in rows:
         print(f"| {name} | {a:.2f} s ({count / a:,.0f}/s) | {b:.2f} s ({count / b:,.0f}/s) | {ratio:.2f}x |")
+    if args.breakdown:
+        breakdown(spark, spark_solve, cli_solve, tmp)
     spark.stop()
+
+
+def cpu_seconds(pid: int, with_children: bool = False) -> float:
+    """User + system CPU of a process (and of its children that it has
+    reaped), from /proc."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if with_children else 0)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def descendants(root: int) -> list:
+    """The live processes below `root` (the Python workers of a JVM)."""
+    parent = {}
+    for d in pathlib.Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                parent[int(d.name)] = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    found, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        found += kids
+        todo += kids
+    return found
+
+
+def workers_cpu(jvm: int) -> float:
+    # A reaped worker's time sits in its live parent's children's time.
+    total = 0.0
+    for pid in descendants(jvm):
+        try:
+            total += cpu_seconds(pid, with_children=True)
+        except OSError:
+            pass
+    return total
+
+
+# Stages of the JVM's work in a solve job, by the classes in a sample's
+# frames: the first rule matching the innermost such frame wins.
+STAGES = [
+    ("Parquet writing (encoding, statistics, compression)", ("org/apache/parquet", "ParquetWriteSupport", "ParquetOutputWriter")),
+    ("rows copied to UnsafeRow for the writer", ("SpecificUnsafeProjection", "UnsafeWriter", "UnsafeRowWriter")),
+    ("input rows to Arrow for the Python workers", ("BatchedPythonArrowInput", "arrow/ArrowWriter", "arrow/StructWriter", "ArrowFieldWriter", "StringWriter")),
+    ("Arrow from the Python workers read as rows", ("ArrowColumnVector", "ColumnarBatchRow", "ArrowStreamReader", "MessageSerializer", "PythonArrowOutput", "arrow/memory/ArrowBuf")),
+    ("file output and write-task bookkeeping", ("FileFormatDataWriter", "SingleDirectoryDataWriter", "BasicWriteTaskStatsTracker", "hadoop/fs")),
+    ("cached input read", ("execution/columnar",)),
+]
+
+
+def breakdown(spark, spark_solve, cli_solve, tmp: pathlib.Path) -> None:
+    jvm = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
+    runs, jvm_cpu, py_cpu, wall = 3, [], [], []
+    for _ in range(runs):
+        j0, p0 = cpu_seconds(jvm), workers_cpu(jvm)
+        wall.append(spark_solve())
+        jvm_cpu.append(cpu_seconds(jvm) - j0)
+        py_cpu.append(workers_cpu(jvm) - p0)
+    cli = []
+    for _ in range(runs):
+        t0 = os.times()
+        cli_solve()
+        t1 = os.times()
+        cli.append(t1.children_user + t1.children_system - t0.children_user - t0.children_system)
+    med = statistics.median
+    print(f"\nsolve job, {runs} runs, medians: {med(wall):.2f} s; JVM {med(jvm_cpu):.2f} CPU-s, "
+          f"Python workers {med(py_cpu):.2f} CPU-s; `batchdoku solve -j 2` {med(cli):.2f} CPU-s")
+    if not (shutil.which("jcmd") and shutil.which("jfr")):
+        print("(no jcmd/jfr on PATH: the JVM's stages need a JDK)")
+        return
+    import json
+    from collections import Counter
+
+    rec = tmp / "solve.jfr"
+    subprocess.run(["jcmd", str(jvm), "JFR.start", "name=batchdoku", "settings=profile", f"filename={rec}"], check=True, capture_output=True)
+    for _ in range(3):
+        spark_solve()
+    subprocess.run(["jcmd", str(jvm), "JFR.stop", "name=batchdoku"], check=True, capture_output=True)
+    out = subprocess.run(["jfr", "print", "--json", "--events", "jdk.ExecutionSample", str(rec)], check=True, capture_output=True, text=True).stdout
+    stages = Counter()
+    for event in json.loads(out)["recording"]["events"]:
+        thread = event["values"]["sampledThread"]["javaName"] or ""
+        if not thread.startswith(("Executor task", "stdout writer")):
+            stages["other threads (scheduler, listeners)"] += 1
+            continue
+        frames = [f["method"]["type"]["name"] + "." + f["method"]["name"] for f in event["values"]["stackTrace"]["frames"]]
+        stage = next((name for f in frames for name, keys in STAGES if any(k in f for k in keys)), "other (task set-up, iterators)")
+        stages[stage] += 1
+    total = sum(stages.values())
+    print(f"\nThe JVM's samples ({total}, Flight Recorder, 3 jobs):\n")
+    print("| stage | share |")
+    print("|---|---:|")
+    for name, count in stages.most_common():
+        print(f"| {name} | {100 * count / total:.0f}% |")
 
 
 if __name__ == "__main__":
