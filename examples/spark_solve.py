@@ -4,10 +4,12 @@
     spark-submit examples/spark_solve.py INPUT OUTPUT [--column NAME] [--limit N]
 
 INPUT is a CSV file with a header (the Kaggle `quizzes,solutions` layout,
-`puzzle,solution`, sudoku-extreme's `question,answer`, ...) or a Parquet
+`puzzle,solution`, sudoku-extreme's `question,answer`, ...; gzip or bzip2
+compressed too), a text file of one puzzle a line (.txt), or a Parquet
 file or folder; the puzzle column is found by name as the command line
 finds it, or named with --column. OUTPUT is a Parquet folder with the
-input's columns plus status, solutions, solution, guesses, ok and reason.
+input's columns plus status, solutions, solution, guesses and verified
+(the solution checked against its puzzle).
 Runs locally too: `python examples/spark_solve.py in.csv out.parquet`.
 """
 
@@ -32,8 +34,13 @@ def main() -> int:
     spark = SparkSession.builder.appName("batchdoku-solve").getOrCreate()
     # Engine calls of 50,000 rows amortise the hand-over to Python.
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "50000")
-    if args.input.endswith(".csv"):
+    name = args.input.lower()
+    if name.endswith((".csv", ".csv.gz", ".csv.bz2")):
         df = spark.read.csv(args.input, header=True)
+    elif name.endswith((".txt", ".txt.gz", ".txt.bz2")):
+        # As the command line reads a text file: blank lines and # comments are not records.
+        lines = spark.read.text(args.input).withColumnRenamed("value", "puzzle")
+        df = lines.where("trim(puzzle) != '' and not startswith(ltrim(puzzle), '#')")
     else:
         df = spark.read.parquet(args.input)
     column = args.column or next((c for c in PUZZLE_COLUMNS if c in df.columns), None)

@@ -192,6 +192,38 @@ def test_dotted_names_and_tied_orders(spark, sample_lines):
     assert sorted((r.id, r.duplicate_of) for r in dropped.collect()) == [(i, i % 3) for i in range(12)]
 
 
+def test_the_solve_example_runs(spark, tmp_path, sample_lines):
+    """examples/spark_solve.py in local mode on the three layouts it reads:
+    a gzipped Kaggle CSV, a text file with comments, a pyarrow Parquet."""
+    import gzip
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    lines = sample_lines[:40]
+    given = batchdoku.solve(lines).solution_strings()
+    with gzip.open(tmp_path / "kaggle.csv.gz", "wt") as f:
+        f.write("quizzes,solutions\n" + "".join(f"{p.replace('.', '0')},{s}\n" for p, s in zip(lines, given)))
+    (tmp_path / "lines.txt").write_text("# a comment\n\n" + "\n".join(lines[:10]) + "\nnot a puzzle\n")
+    pq.write_table(pa.table({"id": list(range(40)), "question": pa.array(lines, pa.large_string())}), tmp_path / "p.parquet")
+    example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "spark_solve.py")
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    for name, rows, summary in [
+        ("kaggle.csv.gz", 40, "40 puzzles: {'unique': 40}; 0 answers failed"),
+        ("lines.txt", 11, "11 puzzles: {"),
+        ("p.parquet", 40, "40 puzzles: {'unique': 40}; 0 answers failed"),
+    ]:
+        out = subprocess.run([sys.executable, example, str(tmp_path / name), str(tmp_path / (name + ".out"))], capture_output=True, text=True, env=env)
+        assert out.returncode == 0 and summary in out.stdout, out.stdout + out.stderr
+        back = spark.read.parquet(str(tmp_path / (name + ".out")))
+        assert back.count() == rows
+        assert {"status", "solutions", "solution", "guesses", "verified"} <= set(back.columns)
+    kaggle = spark.read.parquet(str(tmp_path / "kaggle.csv.gz.out")).collect()
+    assert all(r.solution == r.input_solutions and r.verified for r in kaggle)
+    text = spark.read.parquet(str(tmp_path / "lines.txt.out")).collect()
+    assert sorted(r.status for r in text) == ["malformed"] + ["unique"] * 10
+
+
 def test_the_dedup_example_runs(spark, tmp_path, sample_lines):
     """examples/spark_dedup.py in local mode, on a CSV with copies of its
     rows, and against a training file."""
