@@ -423,8 +423,8 @@ def generate(
     True
     """
     for name, value in (("n", n), ("seed", seed), ("start", start)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"{name}: an integer of 0 or more was expected, not {value!r}")
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 0 <= value < 2**64:
+            raise ValueError(f"{name}: an integer from 0 to 2**64 - 1 was expected, not {value!r}")
     if min_clues is not None and (not isinstance(min_clues, (int, np.integer)) or not 0 <= min_clues <= 81):
         raise ValueError(f"min_clues: an integer from 0 to 81 was expected, not {min_clues!r}")
     puzzles, solutions = _batchdoku.generate(

@@ -288,7 +288,7 @@ def generate_df(
     """A DataFrame of ``index`` (long, from 0), ``puzzle`` (string) and,
     with ``with_solution``, ``solution``: puzzle ``i`` is line ``i + 1`` of
     ``batchdoku generate -n N --seed SEED`` with the same options, however
-    many ``partitions`` (default: the session's default parallelism) make
+    many ``partitions`` (None or 0: the session's default parallelism) make
     it. Each partition makes its own range of indexes.
 
     With ``difficulty``, puzzle ``i`` is the ``i``-th candidate of that
@@ -296,8 +296,8 @@ def generate_df(
     its range: the work grows with the number of partitions.
     """
     for name, value in (("n", n), ("seed", seed)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"{name}: an integer of 0 or more was expected, not {value!r}")
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**64:
+            raise ValueError(f"{name}: an integer from 0 to 2**64 - 1 was expected, not {value!r}")
     parts = int(partitions or spark.sparkContext.defaultParallelism)
     if parts < 1:
         raise ValueError(f"partitions: 1 or more was expected, not {partitions!r}")

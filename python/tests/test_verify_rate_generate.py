@@ -97,5 +97,8 @@ def test_generate_refuses_bad_options():
         batchdoku.generate(1, seed=1, difficulty="brutal")
     with pytest.raises(ValueError, match="seed"):
         batchdoku.generate(1, seed=-1)
+    with pytest.raises(ValueError, match="seed: an integer from 0 to 2"):
+        batchdoku.generate(1, seed=2**64)
+    assert batchdoku.generate(1, seed=2**64 - 1) == batchdoku.generate(2, seed=2**64 - 1)[:1]
     with pytest.raises(TypeError):
         batchdoku.generate(1)
