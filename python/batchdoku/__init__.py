@@ -71,8 +71,54 @@ def _threads(threads: int) -> int:
     return int(threads)
 
 
+def _is_arrow_list(t: Any) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
+
+
+def _arrow_list_cells(arr: Any) -> np.ndarray:
+    """An Arrow array of integer lists, 81 cells or nine rows of nine per
+    puzzle (as ML datasets and Spark's ``array<int>`` columns hold them),
+    as an (N, 81) int64 array. A null puzzle, a null cell or a list of
+    another length gets cells of -1, which the engine reports as a
+    malformed record in its place."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    nested = _is_arrow_list(arr.type.value_type)
+    leaf = arr.type.value_type.value_type if nested else arr.type.value_type
+    if not pa.types.is_integer(leaf):
+        raise TypeError(f"puzzles: lists of integers were expected, not {arr.type}")
+    want = pa.large_list(pa.large_list(pa.int64())) if nested else pa.large_list(pa.int64())
+    arr = arr.cast(want)
+    n = len(arr)
+    out = np.full((n, 81), -1, np.int64)
+    good = arr.is_valid().to_numpy(zero_copy_only=False)
+    starts = arr.offsets.to_numpy()
+    lengths = np.diff(starts)
+    if nested:
+        rows = arr.values
+        row_starts = rows.offsets.to_numpy()
+        row_good = rows.is_valid().to_numpy(zero_copy_only=False) & (np.diff(row_starts) == 9)
+        good &= lengths == 9
+        which = np.nonzero(good)[0]
+        row_index = starts[which][:, None] + np.arange(9)
+        keep = row_good[row_index].all(axis=1)
+        which, row_index = which[keep], row_index[keep]
+        cells = row_starts[row_index][:, :, None] + np.arange(9)
+        values = pc.fill_null(rows.values, -1).to_numpy()
+        out[which] = values[cells].reshape(len(which), 81)
+    else:
+        which = np.nonzero(good & (lengths == 81))[0]
+        values = pc.fill_null(arr.values, -1).to_numpy()
+        out[which] = values[starts[which][:, None] + np.arange(81)]
+    return out
+
+
 def _arrow_spec(arr: Any) -> tuple:
-    """An Arrow array of strings as offsets, data and validity."""
+    """An Arrow array of strings as offsets, data and validity (or lists
+    of digits as an integer array)."""
     import pyarrow as pa
 
     if isinstance(arr, pa.ChunkedArray):
@@ -81,6 +127,8 @@ def _arrow_spec(arr: Any) -> tuple:
     if pa.types.is_dictionary(t):
         arr = arr.dictionary_decode()
         t = arr.type
+    if _is_arrow_list(t):
+        return _array_spec(_arrow_list_cells(arr), "puzzles")
     if not (
         pa.types.is_string(t)
         or pa.types.is_large_string(t)
@@ -90,7 +138,7 @@ def _arrow_spec(arr: Any) -> tuple:
         or pa.types.is_binary_view(t)
         or pa.types.is_null(t)
     ):
-        raise TypeError(f"puzzles: an Arrow array of strings was expected, not {t}")
+        raise TypeError(f"puzzles: an Arrow array of strings or of integer lists was expected, not {t}")
     binary = pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t)
     arr = arr.cast(pa.large_binary() if binary else pa.large_string())
     n = len(arr)

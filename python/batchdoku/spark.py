@@ -50,18 +50,26 @@ def task_threads() -> int:
 
 
 def _check_columns(df: Any, inputs: dict, added: list) -> Any:
-    """Refuses missing or non-string input columns, naming them (on the
+    """Refuses missing input columns, and those neither strings nor arrays
+    of digits (81 integers, or nine arrays of nine), naming them (on the
     driver, before any task runs); returns `df` with its columns that the
     added ones would clash with renamed `input_NAME`, as the command line's
     --keep-columns does (the Kaggle CSV's own `solutions` column)."""
-    from pyspark.sql.types import BinaryType, StringType
+    from pyspark.sql.types import ArrayType, BinaryType, IntegralType, StringType
+
+    def digits(t: Any) -> bool:
+        # array<int> of 81 cells, or array<array<int>> of nine rows of nine
+        if isinstance(t, ArrayType) and isinstance(t.elementType, ArrayType):
+            t = t.elementType
+        return isinstance(t, ArrayType) and isinstance(t.elementType, IntegralType)
 
     fields = {f.name: f for f in df.schema.fields}
     for role, name in inputs.items():
         if name not in fields:
             raise ValueError(f"{role}: no column {name!r}; the DataFrame has {', '.join(fields) or 'no columns'}")
-        if not isinstance(fields[name].dataType, (StringType, BinaryType)):
-            raise TypeError(f"{role}: column {name!r} is {fields[name].dataType.simpleString()}, not a string column")
+        t = fields[name].dataType
+        if not (isinstance(t, (StringType, BinaryType)) or digits(t)):
+            raise TypeError(f"{role}: column {name!r} is {t.simpleString()}, not a string column (or an array of digits)")
     for name in added:
         if name in fields:
             new = f"input_{name}"
@@ -160,7 +168,8 @@ def solve_df(df: Any, column: str = "puzzle", *, limit: int = 1, solver: str = "
     """The DataFrame with ``status`` (string), ``solutions`` (int),
     ``solution`` (string, null where there is none) and ``guesses`` (long)
     added, as :func:`batchdoku.solve` finds them for the puzzles in
-    ``column``. A null or malformed puzzle is ``malformed`` in its row.
+    ``column`` (strings, or arrays of 81 digits or of nine rows of nine).
+    A null or malformed puzzle is ``malformed`` in its row.
     """
     if solver not in batchdoku._SOLVERS:
         raise ValueError(f"solver: one of {', '.join(batchdoku._SOLVERS)} was expected, not {solver!r}")

@@ -80,6 +80,38 @@ def test_arrow_and_pandas_inputs(sample_lines):
         assert got.solution_strings()[:200] == batchdoku.solve(lines[:200]).solution_strings(), name
 
 
+def test_arrow_lists_of_digits(sample_lines):
+    """Puzzles as lists of 81 integers, or nine rows of nine (ML datasets,
+    Spark's array<int>): the same answers as their strings; a null, a
+    null cell or a wrong length is a malformed row in its place."""
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    lines = sample_lines[:100]
+    want = batchdoku.solve(lines).solution_strings()
+    flat = [cells(p).tolist() for p in lines]
+    rows = [[f[i : i + 9] for i in range(0, 81, 9)] for f in flat]
+    bad_flat = [None, flat[0][:80], flat[0][:80] + [None], flat[0] + [0]]
+    bad_rows = [None, rows[0][:8], rows[0][:8] + [rows[0][8][:8]], rows[0][:8] + [None], rows[0][:8] + [[1, 2, 3, 4, 5, 6, 7, 8, None]]]
+    arrays = {
+        "list<int32>": pa.array(flat + bad_flat, pa.list_(pa.int32())),
+        "large_list<int8>": pa.array(flat + bad_flat, pa.large_list(pa.int8())),
+        "sliced": pa.array([flat[1]] + flat + bad_flat, pa.list_(pa.int64()))[1:],
+        "chunked": pa.chunked_array([pa.array(flat[:30], pa.list_(pa.uint8())), pa.array(flat[30:] + bad_flat, pa.list_(pa.uint8()))]),
+        "series": pd.Series(flat + bad_flat),
+        "list<list<int16>>": pa.array(rows + bad_rows, pa.list_(pa.list_(pa.int16()))),
+    }
+    for name, puzzles in arrays.items():
+        got = batchdoku.solve(puzzles)
+        assert got.solution_strings()[:100] == want, name
+        assert set(got.status[100:].tolist()) == {"malformed"}, name
+    fixed = pa.FixedSizeListArray.from_arrays(pa.array(np.stack([cells(p) for p in lines]).reshape(-1)), 81)
+    assert batchdoku.solve(fixed).solution_strings() == want
+    assert batchdoku.verify(arrays["list<int32>"][:100], want).ok.all()
+    assert batchdoku.canon(arrays["list<list<int16>>"][:5]).form_strings() == batchdoku.canon(lines[:5]).form_strings()
+    with pytest.raises(TypeError, match="lists of integers"):
+        batchdoku.solve(pa.array([[1.0] * 81]))
+
+
 def test_out_of_range_cells_are_malformed_rows_not_errors():
     grid = np.zeros((3, 81), np.int64)
     grid[0] = cells(PUZZLE)

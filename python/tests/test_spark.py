@@ -192,6 +192,31 @@ def test_dotted_names_and_tied_orders(spark, sample_lines):
     assert sorted((r.id, r.duplicate_of) for r in dropped.collect()) == [(i, i % 3) for i in range(12)]
 
 
+def test_arrays_of_digits(spark, tmp_path, sample_lines):
+    """array<int> columns (81 cells) and array<array<int>> (nine rows of
+    nine), from Python and from a pyarrow Parquet file of list<int8>."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from batchdoku.spark import canon_df
+
+    lines = sample_lines[:30]
+    want = batchdoku.solve(lines, limit=2)
+    flat = [[0 if c == "." else int(c) for c in p] for p in lines]
+    df = spark.createDataFrame([(i, f, [f[r : r + 9] for r in range(0, 81, 9)]) for i, f in enumerate(flat)] + [(30, None, None), (31, flat[0][:80], [flat[0][:9]])], "i int, cells array<int>, grid array<array<int>>")
+    for column in ["cells", "grid"]:
+        got = sorted(solve_df(df, column, limit=2).collect(), key=lambda r: r.i)
+        assert [r.solution for r in got[:30]] == want.solution_strings(), column
+        assert [r.status for r in got] == want.status.tolist() + ["malformed", "malformed"], column
+    assert [r.ok for r in verify_df(solve_df(df, "cells"), "cells", "solution").collect()].count(True) == 30
+    assert sorted(r.canonical for r in canon_df(df, "grid").collect() if r.canonical) == sorted(batchdoku.canon(lines).form_strings())
+    pq.write_table(pa.table({"id": list(range(30)), "quiz": pa.array(flat, pa.list_(pa.int8()))}), tmp_path / "cells.parquet")
+    read = spark.read.parquet(str(tmp_path / "cells.parquet"))
+    assert sorted((r.id, r.solution) for r in solve_df(read, "quiz").collect()) == list(enumerate(batchdoku.solve(lines).solution_strings()))
+    with pytest.raises(TypeError, match="array<double>"):
+        solve_df(spark.createDataFrame([([1.0] * 81,)], "p array<double>"), "p")
+
+
 def test_the_solve_example_runs(spark, tmp_path, sample_lines):
     """examples/spark_solve.py in local mode on the three layouts it reads:
     a gzipped Kaggle CSV, a text file with comments, a pyarrow Parquet."""
