@@ -1,5 +1,7 @@
-//! Parquet tables: reading a text column of puzzles (or answers) a batch of
-//! rows at a time, and writing results as typed columns.
+//! Parquet tables: reading a column of puzzles (or answers) a batch of
+//! rows at a time, and writing results as typed columns. The column holds
+//! text, or lists of digits (81 integers, or nine lists of nine), read as
+//! the text of their cells.
 //!
 //! Reading decodes the chosen column (and, for `--keep-columns`, the others)
 //! with the Apache Arrow project's `parquet` crate, row group by row group,
@@ -58,7 +60,7 @@ pub enum TableError {
 
 /// True for the column types read as text: strings, binaries and
 /// dictionaries of them (pandas categoricals).
-fn is_text(t: &DataType) -> bool {
+pub fn is_text(t: &DataType) -> bool {
     match t {
         DataType::Utf8
         | DataType::LargeUtf8
@@ -70,6 +72,31 @@ fn is_text(t: &DataType) -> bool {
         DataType::Dictionary(_, values) => is_text(values),
         _ => false,
     }
+}
+
+/// The type of a list's items, for the list types.
+fn list_item(t: &DataType) -> Option<&DataType> {
+    match t {
+        DataType::List(item) | DataType::LargeList(item) | DataType::FixedSizeList(item, _) => {
+            Some(item.data_type())
+        }
+        _ => None,
+    }
+}
+
+/// True for lists of integers and lists of lists of integers: a puzzle as
+/// its 81 digits or as nine rows of nine (how ML datasets and Spark's
+/// `array<int>` columns hold them), 0 for blanks.
+fn is_digit_list(t: &DataType) -> bool {
+    match list_item(t) {
+        Some(item) => item.is_integer() || list_item(item).is_some_and(DataType::is_integer),
+        None => false,
+    }
+}
+
+/// True for the column types a puzzle (or an answer) is read from.
+fn is_puzzle_column(t: &DataType) -> bool {
+    is_text(t) || is_digit_list(t)
 }
 
 /// The column of `schema` that `spec` names (a name, ignoring case, or a
@@ -111,7 +138,7 @@ pub fn choose_column(
         })?,
         None => {
             let text: Vec<usize> = (0..names.len())
-                .filter(|&i| is_text(schema.field(i).data_type()))
+                .filter(|&i| is_puzzle_column(schema.field(i).data_type()))
                 .collect();
             match preferred.iter().find_map(|p| by_name(p)) {
                 Some(k) => k,
@@ -127,9 +154,10 @@ pub fn choose_column(
         }
     };
     let field = schema.field(k);
-    if !is_text(field.data_type()) {
+    if !is_puzzle_column(field.data_type()) {
         return Err(TableError::Layout(format!(
-            "column {:?} holds {}, not text: the {what} must be strings of 81 cells",
+            "column {:?} holds {}, not text: the {what} must be strings of 81 cells \
+             (or lists of 81 digits, or of nine lists of nine)",
             field.name(),
             field.data_type()
         )));
@@ -138,7 +166,8 @@ pub fn choose_column(
 }
 
 /// Calls `each` with every row of a text array: its bytes, or `None` for a
-/// null. The array must be of a type [`is_text`] accepts.
+/// null; a list of digits as the text of its cells (see
+/// [`for_each_digit_list`]). Any other type gives `None` for every row.
 pub fn for_each_text(array: &dyn Array, each: &mut dyn FnMut(Option<&[u8]>)) {
     fn rows<'a>(it: impl Iterator<Item = Option<&'a [u8]>>, each: &mut dyn FnMut(Option<&[u8]>)) {
         it.for_each(each);
@@ -182,7 +211,97 @@ pub fn for_each_text(array: &dyn Array, each: &mut dyn FnMut(Option<&[u8]>)) {
                 }
             }
         }
-        other => unreachable!("for_each_text on {other}: choose_column admits text only"),
+        t if is_digit_list(t) => for_each_digit_list(array, each),
+        _ => (0..array.len()).for_each(|_| each(None)),
+    }
+}
+
+/// Each row of a list array as the range of its items in the list's
+/// values (`None` for a null row), and those values.
+fn list_rows(array: &dyn Array) -> Option<(Vec<Option<std::ops::Range<usize>>>, ArrayRef)> {
+    fn ranges<O: Copy + TryInto<usize>>(
+        offsets: &[O],
+        valid: impl Fn(usize) -> bool,
+    ) -> Vec<Option<std::ops::Range<usize>>> {
+        offsets
+            .windows(2)
+            .enumerate()
+            .map(|(i, w)| match (w[0].try_into(), w[1].try_into()) {
+                (Ok(a), Ok(b)) if valid(i) && a <= b => Some(a..b),
+                _ => None,
+            })
+            .collect()
+    }
+    match array.data_type() {
+        DataType::List(_) => {
+            let list = array.as_list::<i32>();
+            Some((
+                ranges(list.value_offsets(), |i| list.is_valid(i)),
+                Arc::clone(list.values()),
+            ))
+        }
+        DataType::LargeList(_) => {
+            let list = array.as_list::<i64>();
+            Some((
+                ranges(list.value_offsets(), |i| list.is_valid(i)),
+                Arc::clone(list.values()),
+            ))
+        }
+        DataType::FixedSizeList(_, _) => {
+            let list = array.as_fixed_size_list();
+            let n = usize::try_from(list.value_length()).unwrap_or(0);
+            let rows = (0..list.len())
+                .map(|i| {
+                    let start = usize::try_from(list.value_offset(i)).unwrap_or(0);
+                    list.is_valid(i).then_some(start..start + n)
+                })
+                .collect();
+            Some((rows, Arc::clone(list.values())))
+        }
+        _ => None,
+    }
+}
+
+/// Calls `each` with every row of a list column of digits ([`is_digit_list`])
+/// as the text of its cells, which the parser then reads like a line: a
+/// digit 0-9 as its character, any other value or a null cell as `?` (so the
+/// record is malformed, naming the column), a row of nine of another length
+/// as nine `?`; a list of the wrong length as that many characters (at most
+/// 82, so never a 729-character pencilmark line), a null list as `None`.
+fn for_each_digit_list(array: &dyn Array, each: &mut dyn FnMut(Option<&[u8]>)) {
+    let Some((rows, values)) = list_rows(array) else {
+        return (0..array.len()).for_each(|_| each(None));
+    };
+    // Nine rows of nine: the puzzle's items are themselves lists.
+    let lines = list_rows(values.as_ref());
+    let cells = match &lines {
+        Some((_, cells)) => integers(cells.as_ref()),
+        None => integers(values.as_ref()),
+    }
+    .unwrap_or_default();
+    let digit = |k: usize| match cells.get(k) {
+        Some(Some(v @ 0..=9)) => b'0' + *v as u8,
+        _ => b'?',
+    };
+    let mut text = Vec::with_capacity(90);
+    for row in rows {
+        let Some(row) = row else {
+            each(None);
+            continue;
+        };
+        text.clear();
+        match &lines {
+            None => text.extend(row.take(82).map(digit)),
+            Some((lines, _)) => {
+                for line in lines.get(row).unwrap_or_default().iter().take(10) {
+                    match line {
+                        Some(line) if line.len() == 9 => text.extend(line.clone().map(digit)),
+                        _ => text.extend_from_slice(b"?????????"),
+                    }
+                }
+            }
+        }
+        each(Some(&text));
     }
 }
 

@@ -238,6 +238,177 @@ fn every_string_type_is_read_as_puzzles() {
     }
 }
 
+/// The cells of a puzzle line as digits, 0 for blanks.
+fn digits(line: &str) -> Vec<i64> {
+    line.bytes()
+        .map(|b| if b == b'.' { 0 } else { i64::from(b - b'0') })
+        .collect()
+}
+
+#[test]
+fn lists_of_digits_are_read_as_puzzles() {
+    use arrow_array::builder::{Int16Builder, ListBuilder};
+    use arrow_array::types::{Int8Type, UInt16Type};
+    use arrow_array::{FixedSizeListArray, LargeListArray, ListArray};
+
+    let dir = tempfile::tempdir().unwrap();
+    let p = sample_lines(40);
+    let plain = write(
+        dir.path(),
+        "plain.txt",
+        p.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    let want = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
+    let cells: Vec<Vec<i64>> = p.iter().map(|l| digits(l)).collect();
+    // Then the rows that are not puzzles: a null list, 80 cells, a null
+    // cell, a cell of 12, 82 cells.
+    let some =
+        |c: &[i64]| -> Option<Vec<Option<i64>>> { Some(c.iter().map(|&v| Some(v)).collect()) };
+    let mut rows: Vec<Option<Vec<Option<i64>>>> = cells.iter().map(|c| some(c)).collect();
+    rows.push(None);
+    rows.push(some(&cells[0][..80]));
+    let mut hole = some(&cells[0]).unwrap();
+    hole[40] = None;
+    rows.push(Some(hole));
+    let mut twelve = some(&cells[0]).unwrap();
+    twelve[80] = Some(12);
+    rows.push(Some(twelve));
+    rows.push(some(&[cells[0].as_slice(), &[0]].concat()));
+    let list8 = ListArray::from_iter_primitive::<Int8Type, _, _>(rows.iter().map(|r| {
+        r.as_ref()
+            .map(|r| r.iter().map(|v| v.map(|v| v as i8)).collect::<Vec<_>>())
+    }));
+    let large16 = LargeListArray::from_iter_primitive::<UInt16Type, _, _>(rows.iter().map(|r| {
+        r.as_ref()
+            .map(|r| r.iter().map(|v| v.map(|v| v as u16)).collect::<Vec<_>>())
+    }));
+    let fixed = FixedSizeListArray::from_iter_primitive::<Int32Type, _, _>(
+        cells
+            .iter()
+            .map(|c| Some(c.iter().map(|&v| Some(v as i32)).collect::<Vec<_>>())),
+        81,
+    );
+    // Nine rows of nine, then: a null puzzle, eight rows, a short ninth
+    // row, a null ninth row.
+    let mut grid = ListBuilder::new(ListBuilder::new(Int16Builder::new()));
+    let push_rows = |grid: &mut ListBuilder<ListBuilder<Int16Builder>>, c: &[i64], rows: usize| {
+        for r in 0..rows {
+            for &v in &c[r * 9..r * 9 + 9] {
+                grid.values().values().append_value(v as i16);
+            }
+            grid.values().append(true);
+        }
+    };
+    for c in &cells {
+        push_rows(&mut grid, c, 9);
+        grid.append(true);
+    }
+    grid.append(false);
+    push_rows(&mut grid, &cells[0], 8);
+    grid.append(true);
+    push_rows(&mut grid, &cells[0], 8);
+    for &v in &cells[0][72..80] {
+        grid.values().values().append_value(v as i16);
+    }
+    grid.values().append(true);
+    grid.append(true);
+    push_rows(&mut grid, &cells[0], 8);
+    grid.values().append(false);
+    grid.append(true);
+    let grid = grid.finish();
+
+    for (name, column, extra) in [
+        ("list8", Arc::new(list8) as ArrayRef, 5),
+        ("large16", Arc::new(large16), 5),
+        ("fixed", Arc::new(fixed), 0),
+        ("grid", Arc::new(grid), 4),
+    ] {
+        let f = table(
+            dir.path(),
+            &format!("{name}.parquet"),
+            vec![("cells", column)],
+            16,
+        );
+        let out = stdout_of(
+            batchdoku()
+                .args(["solve", "-q", "--format", "jsonl"])
+                .arg(&f),
+        );
+        let records: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(records.len(), 40 + extra, "{name}");
+        let solutions: String = records[..40]
+            .iter()
+            .map(|r| format!("{}\n", r["solution"].as_str().unwrap()))
+            .collect();
+        assert_eq!(solutions, want, "{name}");
+        assert!(
+            records[40..].iter().all(|r| r["status"] == "malformed"),
+            "{name}"
+        );
+        if extra > 0 {
+            // A null list reads as a null string does.
+            assert_eq!(records[40]["puzzle"], "", "{name}");
+        }
+        if name == "list8" {
+            // A cell that is not a digit is named by its column.
+            let error = records[43]["error"].as_str().unwrap();
+            assert!(error.contains("column 81"), "{error}");
+        }
+    }
+    // A column of anything else is refused, naming it.
+    let floats = table(
+        dir.path(),
+        "floats.parquet",
+        vec![("cells", Arc::new(Float64Array::from(vec![1.0])) as ArrayRef)],
+        16,
+    );
+    batchdoku()
+        .args(["solve", "-q", "--column", "cells"])
+        .arg(&floats)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "\"cells\" holds Float64, not text",
+        ));
+}
+
+#[test]
+fn a_status_column_of_numbers_beside_the_answers_is_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = sample_lines(5);
+    let puzzles = write(
+        dir.path(),
+        "p.txt",
+        p.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    let solved = stdout_of(batchdoku().args(["solve", "-q"]).arg(&puzzles));
+    let answers = table(
+        dir.path(),
+        "answers.parquet",
+        vec![
+            (
+                "status",
+                Arc::new(Int64Array::from(vec![1, 2, 3, 4, 5])) as ArrayRef,
+            ),
+            (
+                "solution",
+                Arc::new(StringArray::from(solved.lines().collect::<Vec<_>>())),
+            ),
+        ],
+        16,
+    );
+    batchdoku()
+        .args(["verify"])
+        .arg(&puzzles)
+        .arg(&answers)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("5 passed, 0 failed"));
+}
+
 #[test]
 fn the_puzzle_column_is_found_named_or_numbered_and_mistakes_are_named() {
     let dir = tempfile::tempdir().unwrap();

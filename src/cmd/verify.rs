@@ -396,7 +396,11 @@ impl<'a> AnswerReader<'a> {
             if solve_output {
                 let others = rows.others.as_ref().expect("kept");
                 let mut status: Vec<Option<String>> = Vec::new();
-                if let Some(col) = others.column_by_name("status") {
+                // A status column of another type (a user's own) says nothing.
+                if let Some(col) = others
+                    .column_by_name("status")
+                    .filter(|c| table::is_text(c.data_type()))
+                {
                     table::for_each_text(col.as_ref(), &mut |v| {
                         status.push(v.map(|b| String::from_utf8_lossy(b).into_owned()))
                     });
