@@ -19,7 +19,7 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     "maturin>=1.9.4,<2" "pytest>=7" "numpy>=1.26" "pyarrow>=18" "pandas>=2.2,<3" \
-    "pyspark>=4.1,<5"
+    "pyspark[connect]>=4.1,<5"
 if ! command -v java >/dev/null 2>&1 && [ -z "${JAVA_HOME:-}" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "test-all: no java; installing openjdk-17-jre-headless for the Spark tests" >&2

@@ -121,19 +121,56 @@ def _local_workers_run_this_python(spark: Any) -> None:
     import os
     import sys
 
-    sc = spark.sparkContext
+    sc = _spark_context(spark)
+    if sc is None:  # Spark Connect: the server starts its own workers
+        return
     named = "PYSPARK_PYTHON" in os.environ or sc.getConf().get("spark.pyspark.python")
     if sc.master.startswith("local") and not named and sc.pythonExec == "python3" and sys.executable:
         sc.pythonExec = sys.executable
+
+
+def _schema(ddl: str) -> Any:
+    """The StructType of "name type, ..." (the few types these functions
+    add), built here: pyspark's own DDL parser calls into a JVM, which a
+    Spark Connect client does not have."""
+    from pyspark.sql.types import BooleanType, IntegerType, LongType, StringType, StructField, StructType
+
+    types = {"string": StringType(), "int": IntegerType(), "long": LongType(), "boolean": BooleanType()}
+    return StructType([StructField(name, types[kind], True) for name, kind in (f.split() for f in ddl.split(","))])
+
+
+def _spark_context(spark: Any) -> Any:
+    """The session's SparkContext, or None under Spark Connect (a client
+    session has none)."""
+    try:
+        return spark.sparkContext
+    except Exception:
+        return None
+
+
+def _default_parallelism(spark: Any) -> int:
+    """The SparkContext's default parallelism; under Spark Connect, the
+    session's spark.default.parallelism, else its shuffle partitions."""
+    sc = _spark_context(spark)
+    if sc is not None:
+        return int(sc.defaultParallelism)
+    for key in ("spark.default.parallelism", "spark.sql.shuffle.partitions"):
+        try:
+            value = spark.conf.get(key, None)
+        except Exception:
+            value = None
+        if value:
+            return int(value)
+    return 200
 
 
 def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[Any, int], list]) -> Any:
     """`df` with the columns of `ddl` ("name type, ...") added: each Arrow
     batch goes to `compute(batch, threads)`, which gives the new columns'
     arrays. The input columns (`inputs`, role -> name) are checked first."""
-    from pyspark.sql.types import StructField, StructType, _parse_datatype_string
+    from pyspark.sql.types import StructField, StructType
 
-    added = _parse_datatype_string(ddl)
+    added = _schema(ddl)
     names = [f.name for f in added.fields]
     df = _check_columns(df, inputs, names)
     # mapInArrow looks its input columns up by name, and reads a name with
@@ -307,7 +344,8 @@ def generate_df(
     for name, value in (("n", n), ("seed", seed)):
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**64:
             raise ValueError(f"{name}: an integer from 0 to 2**64 - 1 was expected, not {value!r}")
-    parts = int(partitions or spark.sparkContext.defaultParallelism)
+    # By default no more partitions than puzzles: an empty range is a task for nothing.
+    parts = int(partitions) if partitions else min(_default_parallelism(spark), max(n, 1))
     if parts < 1:
         raise ValueError(f"partitions: 1 or more was expected, not {partitions!r}")
     # Options are checked once here, not in every task.

@@ -280,6 +280,41 @@ def test_the_dedup_example_runs(spark, tmp_path, sample_lines):
     assert "30 rows kept, 10 equivalent" in out.stdout, out.stdout + out.stderr
 
 
+CONNECT_SCRIPT = """
+import sys
+import batchdoku
+from pyspark.sql import SparkSession
+from batchdoku.spark import dedup_df, generate_df, solve_df, verify_df
+
+spark = SparkSession.builder.remote("local[2]").getOrCreate()
+assert type(spark).__module__ == "pyspark.sql.connect.session", type(spark)
+puzzles = [l for l in open(sys.argv[1]).read().split()[:40]] + [None, "bad"]
+df = spark.createDataFrame([(i, p) for i, p in enumerate(puzzles)], "i long, puzzle string")
+got = sorted(solve_df(df, limit=2).collect(), key=lambda r: r.i)
+want = batchdoku.solve(puzzles, limit=2)
+assert [r.status for r in got] == want.status.tolist()
+assert [r.solution for r in got] == want.solution_strings()
+assert verify_df(solve_df(df)).where("ok").count() == 40
+kept, dropped = dedup_df(df.union(df), order="i")
+assert (kept.count(), dropped.count()) == (44, 40)  # rows without a class are all kept
+rows = generate_df(spark, 12, seed=5, minimal=True).orderBy("index").collect()
+assert [r.puzzle for r in rows] == batchdoku.generate(12, seed=5, minimal=True)
+spark.stop()
+print("connect ok")
+"""
+
+
+def test_spark_connect_sessions_work_too(tmp_path):
+    """Under Spark Connect (a client session: no SparkContext, no JVM in
+    the client, as on Databricks serverless), in a process of its own."""
+    pytest.importorskip("grpc", reason="Spark Connect's client needs pyspark[connect] (grpcio)")
+    script = tmp_path / "connect.py"
+    script.write_text(CONNECT_SCRIPT)
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    out = subprocess.run([sys.executable, str(script), str(SAMPLE)], capture_output=True, text=True, env=env)
+    assert out.returncode == 0 and "connect ok" in out.stdout, out.stdout + out.stderr[-3000:]
+
+
 def test_local_workers_run_the_driver_python_when_none_is_named(tmp_path):
     """A virtual environment's interpreter run without activating it:
     Spark would start the python3 on PATH for its workers, which lacks this
