@@ -165,6 +165,14 @@ def _spec(puzzles: Any, what: str = "puzzles") -> tuple:
         except ImportError:
             return _list_spec(puzzles.tolist(), what)
         return _arrow_spec(pa.array(puzzles, from_pandas=True))
+    if hasattr(puzzles, "__arrow_c_stream__") or hasattr(puzzles, "__arrow_c_array__"):
+        # The Arrow PyCapsule interface (polars, DuckDB, nanoarrow, arro3):
+        # taken over without a copy.
+        import pyarrow as pa
+
+        if hasattr(puzzles, "__arrow_c_stream__"):
+            return _arrow_spec(pa.chunked_array(puzzles))
+        return _arrow_spec(pa.array(puzzles))
     if isinstance(puzzles, (str, bytes)):
         raise TypeError(f"{what}: a sequence of puzzles was expected; for one puzzle pass [puzzle]")
     if isinstance(puzzles, (list, tuple)):

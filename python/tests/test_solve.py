@@ -80,6 +80,35 @@ def test_arrow_and_pandas_inputs(sample_lines):
         assert got.solution_strings()[:200] == batchdoku.solve(lines[:200]).solution_strings(), name
 
 
+def test_arrow_pycapsule_exporters(sample_lines):
+    """Anything that exports Arrow through the PyCapsule interface (polars,
+    DuckDB, nanoarrow, arro3) is read as Arrow, not item by item."""
+    pa = pytest.importorskip("pyarrow")
+
+    class Exporter:
+        def __init__(self, data, stream):
+            self.data, self.stream = data, stream
+
+        def __getattr__(self, name):
+            if name == ("__arrow_c_stream__" if self.stream else "__arrow_c_array__"):
+                return getattr(self.data, name)
+            raise AttributeError(name)
+
+        def __iter__(self):
+            raise AssertionError("read item by item")
+
+    lines = sample_lines[:50] + [None, "bad"]
+    want = batchdoku.solve(lines)
+    for data, stream in [
+        (pa.array(lines, pa.string_view() if hasattr(pa, "string_view") else pa.large_string()), False),
+        (pa.chunked_array([lines[:20], lines[20:]]), True),
+        (pa.array([None if p is None else cells(p).tolist() for p in lines[:50]] + [None, [1]], pa.list_(pa.int8())), False),
+    ]:
+        got = batchdoku.solve(Exporter(data, stream))
+        assert got.status.tolist() == want.status.tolist()
+        assert got.solution_strings() == want.solution_strings()
+
+
 def test_arrow_lists_of_digits(sample_lines):
     """Puzzles as lists of 81 integers, or nine rows of nine (ML datasets,
     Spark's array<int>): the same answers as their strings; a null, a
