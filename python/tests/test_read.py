@@ -43,6 +43,23 @@ def test_read_parquet_written_by_pyarrow(tmp_path, sample_lines):
     assert batchdoku.solve(r.puzzles[:30]).status.tolist() == ["solved"] * 30
 
 
+def test_read_parquet_of_digit_lists(tmp_path, sample_lines):
+    """A pyarrow Parquet whose puzzles are lists of digits (flat, and nine
+    rows of nine) reads as the same grids; a cell out of range is named."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    lines = sample_lines[:30]
+    grid = np.stack([cells(p) for p in lines])
+    flat = [g.tolist() for g in grid] + [grid[0].tolist()[:80] + [12]]
+    rows = [[g[r : r + 9].tolist() for r in range(0, 81, 9)] for g in grid]
+    pq.write_table(pa.table({"cells": pa.array(flat, pa.list_(pa.int8()))}), tmp_path / "flat.parquet", row_group_size=7)
+    pq.write_table(pa.table({"sudoku": pa.array(rows, pa.list_(pa.list_(pa.int16())))}), tmp_path / "rows.parquet")
+    r = batchdoku.read(tmp_path / "flat.parquet")
+    assert (r.puzzles[:30] == grid).all()
+    assert [(line, why) for _, line, why in r.malformed] == [(30, "bad character '?' at column 81")]
+    assert (batchdoku.read(tmp_path / "rows.parquet").puzzles == grid).all()
+
+
 def test_malformed_records_are_reported_with_their_lines(tmp_path):
     path = tmp_path / "m.txt"
     path.write_text(f"# comment\n{PUZZLE}\nnot a puzzle\n\n{PUZZLE}\n")
