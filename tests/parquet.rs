@@ -70,6 +70,15 @@ fn strings(batch: &RecordBatch, name: &str) -> Vec<Option<String>> {
         .collect()
 }
 
+/// Writes `lines` as a line file, one puzzle a line.
+fn lines_file(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+    write(
+        dir,
+        name,
+        lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    )
+}
+
 /// Puzzles with the rows a table can hold that are not puzzles: a null, an
 /// empty string, a `#` text (a record here, not a comment) and garbage.
 fn rows_with_holes(n: usize) -> Vec<Option<String>> {
@@ -191,11 +200,7 @@ fn a_table_with_nulls_and_row_groups_solves_like_the_plain_file() {
 fn every_string_type_is_read_as_puzzles() {
     let dir = tempfile::tempdir().unwrap();
     let p = sample_lines(200);
-    let plain = write(
-        dir.path(),
-        "plain.txt",
-        p.iter().map(|l| format!("{l}\n")).collect::<String>(),
-    );
+    let plain = lines_file(dir.path(), "plain.txt", &p);
     let want = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
     let refs: Vec<&str> = p.iter().map(String::as_str).collect();
     let bytes: Vec<&[u8]> = refs.iter().map(|s| s.as_bytes()).collect();
@@ -253,11 +258,7 @@ fn lists_of_digits_are_read_as_puzzles() {
 
     let dir = tempfile::tempdir().unwrap();
     let p = sample_lines(40);
-    let plain = write(
-        dir.path(),
-        "plain.txt",
-        p.iter().map(|l| format!("{l}\n")).collect::<String>(),
-    );
+    let plain = lines_file(dir.path(), "plain.txt", &p);
     let want = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
     let cells: Vec<Vec<i64>> = p.iter().map(|l| digits(l)).collect();
     // Then the rows that are not puzzles: a null list, 80 cells, a null
@@ -379,11 +380,7 @@ fn lists_of_digits_are_read_as_puzzles() {
 fn a_status_column_of_numbers_beside_the_answers_is_not_a_crash() {
     let dir = tempfile::tempdir().unwrap();
     let p = sample_lines(5);
-    let puzzles = write(
-        dir.path(),
-        "p.txt",
-        p.iter().map(|l| format!("{l}\n")).collect::<String>(),
-    );
+    let puzzles = lines_file(dir.path(), "p.txt", &p);
     let solved = stdout_of(batchdoku().args(["solve", "-q"]).arg(&puzzles));
     let answers = table(
         dir.path(),
@@ -650,11 +647,7 @@ fn parquet_output_is_written_by_row_groups_and_needs_a_file() {
 fn verify_reads_answers_from_tables_and_npy_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let p = sample_lines(400);
-    let plain = write(
-        dir.path(),
-        "plain.txt",
-        p.iter().map(|l| format!("{l}\n")).collect::<String>(),
-    );
+    let plain = lines_file(dir.path(), "plain.txt", &p);
     let solved = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
     let mut answers: Vec<String> = solved.lines().map(str::to_string).collect();
     // sudoku-extreme as Parquet: question and answer columns.
