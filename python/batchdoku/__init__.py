@@ -160,10 +160,8 @@ def _spec(puzzles: Any, what: str = "puzzles") -> tuple:
     if _is_from(puzzles, "pyarrow"):
         return _arrow_spec(puzzles)
     if _is_from(puzzles, "pandas"):
-        try:
-            import pyarrow as pa
-        except ImportError:
-            return _list_spec(puzzles.tolist(), what)
+        import pyarrow as pa
+
         return _arrow_spec(pa.array(puzzles, from_pandas=True))
     if hasattr(puzzles, "__arrow_c_stream__") or hasattr(puzzles, "__arrow_c_array__"):
         # The Arrow PyCapsule interface (polars, DuckDB, nanoarrow, arro3):
