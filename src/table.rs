@@ -101,7 +101,8 @@ fn is_puzzle_column(t: &DataType) -> bool {
 
 /// The column of `schema` that `spec` names (a name, ignoring case, or a
 /// number from 1), else the first named one of `preferred`, else the only
-/// text column. `what` says what the column holds, for messages.
+/// column of text or digit lists. `what` says what the column holds, for
+/// messages.
 pub fn choose_column(
     schema: &Schema,
     spec: Option<&ColumnSpec>,

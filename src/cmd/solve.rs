@@ -92,7 +92,7 @@ pub struct Args {
     /// candidate, `.` or `0` where it is not), grid, csv (the puzzle column
     /// named by the header or --column, else the first), npy or parquet (a file named .parquet or opening with
     /// Parquet's magic bytes is read as one; the puzzle column is found
-    /// as for CSV, or is the table's only text column; rows are numbered
+    /// as for CSV, or is the table's only text or digit-list column; rows are numbered
     /// from 0).
     #[arg(long, default_value = "auto", value_parser = INPUT_FORMS)]
     pub input: String,
