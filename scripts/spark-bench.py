@@ -12,10 +12,15 @@
 Alternates the two, takes medians, prints a Markdown table.
 
 With --breakdown, where the solve job's CPU goes: the JVM's and the Python
-workers' CPU seconds per job (from /proc), and, when the JDK's `jcmd` and
-`jfr` are on PATH, the JVM's task threads by stage (Java Flight Recorder
-samples over three more jobs, each sample put in the stage of its
+workers' CPU seconds per job (from /proc), the JVM's by kind of thread
+(task threads, JIT compilers, garbage collector), and, when the JDK's
+`jcmd` and `jfr` are on PATH, the JVM's task threads by stage (Java Flight
+Recorder samples over three more jobs, each sample put in the stage of its
 innermost frame that names one).
+
+With --scale 1,10,40, the solve comparison again on the 17_clue file that
+many times over: how the ratio moves with the job's size (Spark's fixed
+cost per job against the rate of its pipeline).
 """
 
 import argparse
@@ -27,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -38,6 +44,7 @@ def main() -> None:
     ap.add_argument("--cli", default=str(ROOT / "target" / "release" / "batchdoku"))
     ap.add_argument("--generate", type=int, default=200_000)
     ap.add_argument("--breakdown", action="store_true", help="where the solve job's CPU goes (see above)")
+    ap.add_argument("--scale", default="", help="comma-separated copies of 17_clue to solve as well, e.g. 1,10,40")
     args = ap.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -120,7 +127,45 @@ def main() -> None:
         print(f"| {name} | {a:.2f} s ({count / a:,.0f}/s) | {b:.2f} s ({count / b:,.0f}/s) | {ratio:.2f}x |")
     if args.breakdown:
         breakdown(spark, spark_solve, cli_solve, tmp)
+    if args.scale:
+        df.unpersist()
+        scale(spark, args, lines, tmp)
     spark.stop()
+
+
+def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
+    """The solve comparison on the file repeated 1, 10, 40... times."""
+    from batchdoku.spark import solve_df
+
+    print("\n| copies of 17_clue | puzzles | partitions | Spark job | `batchdoku solve -j 2` | rate vs CLI |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for copies in [int(c) for c in args.scale.split(",")]:
+        path = tmp / f"17_clue_x{copies}.txt"
+        path.write_text("".join(l + "\n" for l in lines) * copies)
+        df = spark.read.text(str(path)).withColumnRenamed("value", "puzzle").cache()
+        n = df.count()
+
+        def spark_solve():
+            out = tmp / "scaled.parquet"
+            shutil.rmtree(out, ignore_errors=True)
+            t = time.perf_counter()
+            solve_df(df).write.parquet(str(out))
+            return time.perf_counter() - t
+
+        def cli_solve():
+            t = time.perf_counter()
+            subprocess.run([args.cli, "solve", "-q", "-j", "2", str(path), "-o", str(tmp / "scaled.txt")], check=True)
+            return time.perf_counter() - t
+
+        spark_solve()
+        a, b = [], []
+        for _ in range(args.runs):
+            a.append(spark_solve())
+            b.append(cli_solve())
+        ratio = statistics.median(y / x for x, y in zip(a, b))
+        print(f"| {copies} | {n:,} | {df.rdd.getNumPartitions()} | {statistics.median(a):.2f} s | {statistics.median(b):.2f} s | {ratio:.2f}x |")
+        df.unpersist()
+        path.unlink()
 
 
 def cpu_seconds(pid: int, with_children: bool = False) -> float:
@@ -172,14 +217,43 @@ STAGES = [
 ]
 
 
+def jvm_threads_cpu(jvm: int) -> Counter:
+    """CPU seconds of the JVM's threads by kind, from their names in /proc
+    (HotSpot names its JIT compiler and collector threads)."""
+    kinds = Counter()
+    for task in pathlib.Path(f"/proc/{jvm}/task").iterdir():
+        try:
+            name = (task / "comm").read_text().strip()
+            seconds = thread_cpu(task)
+        except OSError:
+            continue
+        if name.startswith("Executor task"):
+            kinds["task threads"] += seconds
+        elif "CompilerThre" in name:
+            kinds["JIT compilers"] += seconds
+        elif name.startswith(("GC ", "G1 ")):
+            kinds["garbage collector"] += seconds
+        else:
+            kinds["other threads"] += seconds
+    return kinds
+
+
+def thread_cpu(task: pathlib.Path) -> float:
+    fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def breakdown(spark, spark_solve, cli_solve, tmp: pathlib.Path) -> None:
     jvm = int(spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid())
     runs, jvm_cpu, py_cpu, wall = 3, [], [], []
+    threads0 = jvm_threads_cpu(jvm)
     for _ in range(runs):
         j0, p0 = cpu_seconds(jvm), workers_cpu(jvm)
         wall.append(spark_solve())
         jvm_cpu.append(cpu_seconds(jvm) - j0)
         py_cpu.append(workers_cpu(jvm) - p0)
+    threads = jvm_threads_cpu(jvm)
+    threads.subtract(threads0)
     cli = []
     for _ in range(runs):
         t0 = os.times()
@@ -189,11 +263,11 @@ def breakdown(spark, spark_solve, cli_solve, tmp: pathlib.Path) -> None:
     med = statistics.median
     print(f"\nsolve job, {runs} runs, medians: {med(wall):.2f} s; JVM {med(jvm_cpu):.2f} CPU-s, "
           f"Python workers {med(py_cpu):.2f} CPU-s; `batchdoku solve -j 2` {med(cli):.2f} CPU-s")
+    print("The JVM's CPU per job by thread: " + ", ".join(f"{k} {v / runs:.2f} s" for k, v in threads.most_common()))
     if not (shutil.which("jcmd") and shutil.which("jfr")):
         print("(no jcmd/jfr on PATH: the JVM's stages need a JDK)")
         return
     import json
-    from collections import Counter
 
     rec = tmp / "solve.jfr"
     subprocess.run(["jcmd", str(jvm), "JFR.start", "name=batchdoku", "settings=profile", f"filename={rec}"], check=True, capture_output=True)
