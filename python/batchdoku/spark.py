@@ -55,7 +55,7 @@ def _check_columns(df: Any, inputs: dict, added: list) -> Any:
     driver, before any task runs); returns `df` with its columns that the
     added ones would clash with renamed `input_NAME`, as the command line's
     --keep-columns does (the Kaggle CSV's own `solutions` column)."""
-    from pyspark.sql.types import ArrayType, BinaryType, IntegralType, StringType
+    from pyspark.sql.types import ArrayType, BinaryType, IntegralType, NumericType, StringType
 
     def digits(t: Any) -> bool:
         # array<int> of 81 cells, or array<array<int>> of nine rows of nine
@@ -69,7 +69,14 @@ def _check_columns(df: Any, inputs: dict, added: list) -> Any:
             raise ValueError(f"{role}: no column {name!r}; the DataFrame has {', '.join(fields) or 'no columns'}")
         t = fields[name].dataType
         if not (isinstance(t, (StringType, BinaryType)) or digits(t)):
-            raise TypeError(f"{role}: column {name!r} is {t.simpleString()}, not a string column (or an array of digits)")
+            hint = ""
+            if isinstance(t, NumericType):
+                # 81 digits do not fit a long, and a double keeps 17 of them
+                hint = (
+                    "; puzzles read as numbers have lost digits (a CSV read with inferSchema=True does this):"
+                    " read the column as a string, e.g. without inferSchema or with schema=..."
+                )
+            raise TypeError(f"{role}: column {name!r} is {t.simpleString()}, not a string column (or an array of digits){hint}")
     for name in added:
         if name in fields:
             new = f"input_{name}"

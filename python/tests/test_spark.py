@@ -83,12 +83,18 @@ def test_rate_and_verify_df(spark, sample_lines):
     assert checked[0].ok is True and checked[0].reason is None
 
 
-def test_bad_columns_are_refused_on_the_driver(spark):
+def test_bad_columns_are_refused_on_the_driver(spark, tmp_path):
     df = spark.createDataFrame([(1, PUZZLE)], "n long, quizzes string")
     with pytest.raises(ValueError, match="no column 'puzzle'"):
         solve_df(df)
     with pytest.raises(TypeError, match="not a string column"):
         solve_df(df, "n")
+    # Digit strings read by inferSchema come as doubles: the error says why.
+    csv = tmp_path / "kaggle.csv"
+    csv.write_text("quizzes,solutions\n" + PUZZLE.replace(".", "0") + "," + "1" * 81 + "\n")
+    inferred = spark.read.csv(str(csv), header=True, inferSchema=True)
+    with pytest.raises(TypeError, match="column 'quizzes' is double.*inferSchema"):
+        solve_df(inferred, "quizzes")
     # A column named like one added is kept as input_NAME.
     twice = solve_df(solve_df(df, "quizzes"), "quizzes")
     assert twice.columns == ["n", "quizzes", "input_status", "input_solutions", "input_solution", "input_guesses", "status", "solutions", "solution", "guesses"]
