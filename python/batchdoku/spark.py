@@ -49,12 +49,41 @@ def task_threads() -> int:
     return 1
 
 
-def _check_columns(df: Any, inputs: dict, added: list) -> Any:
-    """Refuses missing input columns, and those neither strings nor arrays
-    of digits (81 integers, or nine arrays of nine), naming them (on the
-    driver, before any task runs); returns `df` with its columns that the
-    added ones would clash with renamed `input_NAME`, as the command line's
-    --keep-columns does (the Kaggle CSV's own `solutions` column)."""
+def _name_key(spark: Any) -> Callable[[str], str]:
+    """How the session compares column names: as they are under
+    ``spark.sql.caseSensitive=true``, else ignoring case (Spark's default,
+    under which ``Solution`` and ``solution`` are the same column)."""
+    try:
+        sensitive = str(spark.conf.get("spark.sql.caseSensitive", "false")).lower() == "true"
+    except Exception:  # pragma: no cover - a session without the setting
+        sensitive = False
+    return (lambda name: name) if sensitive else (lambda name: name.lower())
+
+
+def _find_column(df: Any, role: str, name: str) -> int:
+    """The position of column `name` in `df`, matched as the session
+    matches names; a ValueError naming the columns when there is none, or
+    more than one."""
+    key = _name_key(df.sparkSession)
+    found = [i for i, c in enumerate(df.columns) if key(c) == key(name)]
+    if len(found) > 1 and name in df.columns:
+        found = [i for i, c in enumerate(df.columns) if c == name]
+    if not found:
+        raise ValueError(f"{role}: no column {name!r}; the DataFrame has {', '.join(df.columns) or 'no columns'}")
+    if len(found) > 1:
+        raise ValueError(f"{role}: {name!r} names {len(found)} columns ({', '.join(df.columns[i] for i in found)}); rename all but one")
+    return found[0]
+
+
+def _check_columns(df: Any, inputs: dict, added: list) -> tuple:
+    """Finds the input columns (`inputs`, role -> name) and refuses those
+    missing, and those neither strings nor arrays of digits (81 integers,
+    or nine arrays of nine), naming them (on the driver, before any task
+    runs). Returns their positions (role -> index) and the names the
+    DataFrame's columns keep: those the added ones would clash with
+    (compared as the session compares names) become `input_NAME`, as the
+    command line's --keep-columns does (the Kaggle CSV's own `solutions`
+    column)."""
     from pyspark.sql.types import ArrayType, BinaryType, IntegralType, NumericType, StringType
 
     def digits(t: Any) -> bool:
@@ -63,11 +92,11 @@ def _check_columns(df: Any, inputs: dict, added: list) -> Any:
             t = t.elementType
         return isinstance(t, ArrayType) and isinstance(t.elementType, IntegralType)
 
-    fields = {f.name: f for f in df.schema.fields}
+    fields = df.schema.fields
+    positions = {}
     for role, name in inputs.items():
-        if name not in fields:
-            raise ValueError(f"{role}: no column {name!r}; the DataFrame has {', '.join(fields) or 'no columns'}")
-        t = fields[name].dataType
+        i = positions[role] = _find_column(df, role, name)
+        t = fields[i].dataType
         if not (isinstance(t, (StringType, BinaryType)) or digits(t)):
             hint = ""
             if isinstance(t, NumericType):
@@ -76,14 +105,18 @@ def _check_columns(df: Any, inputs: dict, added: list) -> Any:
                     "; puzzles read as numbers have lost digits (a CSV read with inferSchema=True does this):"
                     " read the column as a string, e.g. without inferSchema or with schema=..."
                 )
-            raise TypeError(f"{role}: column {name!r} is {t.simpleString()}, not a string column (or an array of digits){hint}")
+            raise TypeError(f"{role}: column {fields[i].name!r} is {t.simpleString()}, not a string column (or an array of digits){hint}")
+    key = _name_key(df.sparkSession)
+    kept = list(df.columns)
+    taken = {key(c) for c in kept}
     for name in added:
-        if name in fields:
-            new = f"input_{name}"
-            if new in fields:
-                raise ValueError(f"the DataFrame has both {name!r} and {new!r}; rename one (a column {name!r} is added)")
-            df = df.withColumnRenamed(name, new)
-    return df
+        for i, c in enumerate(kept):
+            if key(c) == key(name):
+                new = f"input_{c}"
+                if key(new) in taken:
+                    raise ValueError(f"the DataFrame has both {c!r} and {new!r}; rename one (a column {name!r} is added)")
+                kept[i] = new
+    return positions, kept
 
 
 def _workers_default_to_this_venv() -> None:
@@ -171,20 +204,21 @@ def _default_parallelism(spark: Any) -> int:
     return 200
 
 
-def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[Any, int], list]) -> Any:
+def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[dict, int], list]) -> Any:
     """`df` with the columns of `ddl` ("name type, ...") added: each Arrow
-    batch goes to `compute(batch, threads)`, which gives the new columns'
-    arrays. The input columns (`inputs`, role -> name) are checked first."""
+    batch's input columns (`inputs`, role -> name), as a dict role ->
+    array, go to `compute(arrays, threads)`, which gives the new columns'
+    arrays. The input columns are checked first."""
     from pyspark.sql.types import StructField, StructType
 
     added = _schema(ddl)
     names = [f.name for f in added.fields]
-    df = _check_columns(df, inputs, names)
+    positions, kept = _check_columns(df, inputs, names)
     # mapInArrow looks its input columns up by name, and reads a name with
     # a dot in it ("score.v2") as a field of a struct: the columns cross it
-    # under positional names and get their own back after.
-    original = df.columns
-    positional = [f"_batchdoku_{i}" for i in range(len(original))]
+    # under positional names and get their own back after (the inputs are
+    # found by position too, so that two columns of one name do no harm).
+    positional = [f"_batchdoku_{i}" for i in range(len(kept))]
     fields = [StructField(p, f.dataType, f.nullable, f.metadata) for p, f in zip(positional, df.schema.fields)]
     schema = StructType(fields + list(added.fields))
 
@@ -193,12 +227,12 @@ def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[Any, int], 
 
         threads = task_threads()
         for b in batches:
-            named = pa.RecordBatch.from_arrays(b.columns, names=original)
-            cols = list(b.columns) + compute(named, threads)
+            arrays = {role: b.column(i) for role, i in positions.items()}
+            cols = list(b.columns) + compute(arrays, threads)
             yield pa.RecordBatch.from_arrays(cols, names=positional + names)
 
     _local_workers_run_this_python(df.sparkSession)
-    return df.toDF(*positional).mapInArrow(run, schema).toDF(*original, *names)
+    return df.toDF(*positional).mapInArrow(run, schema).toDF(*kept, *names)
 
 
 def _strings(words: np.ndarray, codes: np.ndarray) -> Any:
@@ -220,10 +254,10 @@ def solve_df(df: Any, column: str = "puzzle", *, limit: int = 1, solver: str = "
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise ValueError(f"limit: a count of 1 or more was expected, not {limit!r}")
 
-    def compute(b: Any, threads: int) -> list:
+    def compute(a: dict, threads: int) -> list:
         import pyarrow as pa
 
-        r = batchdoku.solve(b.column(column), limit=limit, solver=solver, threads=threads)
+        r = batchdoku.solve(a["column"], limit=limit, solver=solver, threads=threads)
         return [
             _strings(batchdoku._STATUS_WORDS, r._codes),
             pa.array(r.count.astype(np.int32)),
@@ -241,10 +275,10 @@ def verify_df(df: Any, puzzle: str = "puzzle", answer: str = "solution", *, uniq
     status word such as ``unsolvable``) checked against its puzzle, as
     :func:`batchdoku.verify` does."""
 
-    def compute(b: Any, threads: int) -> list:
+    def compute(a: dict, threads: int) -> list:
         import pyarrow as pa
 
-        v = batchdoku.verify(b.column(puzzle), b.column(answer), unique=unique, threads=threads)
+        v = batchdoku.verify(a["puzzle"], a["answer"], unique=unique, threads=threads)
         return [pa.array(v.ok, pa.bool_()), pa.array(v.reason, pa.string())]
 
     return _add_columns(df, {"puzzle": puzzle, "answer": answer}, "ok boolean, reason string", compute)
@@ -255,10 +289,10 @@ def rate_df(df: Any, column: str = "puzzle") -> Any:
     ``inference`` and ``difficulty`` (strings) added, the values
     ``batchdoku rate`` gives."""
 
-    def compute(b: Any, threads: int) -> list:
+    def compute(a: dict, threads: int) -> list:
         import pyarrow as pa
 
-        r = batchdoku.rate(b.column(column), threads=threads)
+        r = batchdoku.rate(a["column"], threads=threads)
         return [
             pa.array(r.solutions.astype(np.int32)),
             pa.array(r.guesses.astype(np.int64)),
@@ -278,10 +312,10 @@ def canon_df(df: Any, column: str = "puzzle") -> Any:
     disguise) get the same ``canonical``: use it as a key to group, join or
     deduplicate (see :func:`dedup_df`)."""
 
-    def compute(b: Any, threads: int) -> list:
+    def compute(a: dict, threads: int) -> list:
         import pyarrow as pa
 
-        r = batchdoku.canon(b.column(column), threads=threads)
+        r = batchdoku.canon(a["column"], threads=threads)
         ok = r.status == "ok"
         return [batchdoku._form_array(r), pa.array(r.automorphisms.astype(np.int64), mask=~ok)]
 
@@ -308,8 +342,15 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    if order is not None and order not in df.columns:
-        raise ValueError(f"order: no column {order!r}; the DataFrame has {', '.join(df.columns)}")
+    if order is not None:
+        _find_column(df, "order", order)
+        key = _name_key(df.sparkSession)
+        if any(key(c) == key("duplicate_of") for c in df.columns):
+            # kept under its own name with input_ before it, as canon_df does
+            _, kept_names = _check_columns(df, {}, ["duplicate_of"])
+            df = df.toDF(*kept_names)
+            if key(order) == key("duplicate_of"):
+                order = "input_" + order
     arrival, rank = "_batchdoku_arrival", "_batchdoku_rank"
     df = df.withColumn(arrival, F.monotonically_increasing_id())
     forms = canon_df(df, column)
@@ -321,7 +362,8 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
         ranked = ranked.withColumn("duplicate_of", F.when(has_class, F.first(by_order[0]).over(by_class)))
     # Generated ids mean nothing outside this call: without ``order`` the
     # canonical form is the key that ties a dropped row to the kept one.
-    kept = ranked.where(F.col(rank).isNull() | (F.col(rank) == 1)).drop(arrival, rank, "duplicate_of")
+    added_here = [rank] if order is None else [rank, "duplicate_of"]
+    kept = ranked.where(F.col(rank).isNull() | (F.col(rank) == 1)).drop(arrival, *added_here)
     dropped = ranked.where(F.col(rank) > 1).drop(arrival, rank)
     return kept, dropped
 

@@ -198,6 +198,37 @@ def test_dotted_names_and_tied_orders(spark, sample_lines):
     assert sorted((r.id, r.duplicate_of) for r in dropped.collect()) == [(i, i % 3) for i in range(12)]
 
 
+def test_column_names_match_as_the_session_matches_them(spark, tmp_path, sample_lines):
+    """Spark compares names ignoring case by default: `Puzzle` is found as
+    `puzzle`, and a `Solution` column is kept as `input_Solution` (beside
+    it, the added `solution` would be the same name: the result could not
+    be written). Two columns of the name asked for are refused."""
+    from batchdoku.spark import dedup_df
+
+    lines = sample_lines[:8]
+    df = spark.createDataFrame([(i, p, "old", "mine") for i, p in enumerate(lines)], "Id long, Puzzle string, Solution string, duplicate_of string")
+    solved = solve_df(df)
+    assert solved.columns == ["Id", "Puzzle", "input_Solution", "duplicate_of", "status", "solutions", "solution", "guesses"]
+    solved.write.parquet(str(tmp_path / "solved.parquet"))
+    back = sorted(spark.read.parquet(str(tmp_path / "solved.parquet")).collect(), key=lambda r: r.Id)
+    assert [r.solution for r in back] == batchdoku.solve(lines).solution_strings()
+    assert {r.input_Solution for r in back} == {"old"}
+    assert all(r.ok for r in verify_df(solved, "PUZZLE", "SOLUTION").collect())
+    # dedup_df's own duplicate_of leaves the input's under input_duplicate_of
+    kept, dropped = dedup_df(df.union(df), "puzzle", order="id")
+    assert sorted(r.Id for r in kept.collect()) == list(range(8))
+    assert sorted((r.Id, r.duplicate_of, r.input_duplicate_of) for r in dropped.collect()) == [(i, i, "mine") for i in range(8)]
+    with pytest.raises(ValueError, match="names 2 columns"):
+        solve_df(spark.createDataFrame([(lines[0], lines[0])], "x string, x string"), "x")
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        with pytest.raises(ValueError, match="no column 'puzzle'"):
+            solve_df(df)
+        assert "Solution" in solve_df(df, "Puzzle").columns
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+
+
 def test_arrays_of_digits(spark, tmp_path, sample_lines):
     """array<int> columns (81 cells) and array<array<int>> (nine rows of
     nine), from Python and from a pyarrow Parquet file of list<int8>."""
