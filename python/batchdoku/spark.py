@@ -64,6 +64,9 @@ def _find_column(df: Any, role: str, name: str) -> int:
     """The position of column `name` in `df`, matched as the session
     matches names; a ValueError naming the columns when there is none, or
     more than one."""
+    if not isinstance(name, str):
+        # F.col("x") or None: a Column does not tell its name to pyspark
+        raise TypeError(f"{role}: a column name (str) was expected, not {type(name).__name__}; put an expression in a column first (df.withColumn)")
     key = _name_key(df.sparkSession)
     found = [i for i, c in enumerate(df.columns) if key(c) == key(name)]
     if len(found) > 1 and name in df.columns:

@@ -89,6 +89,8 @@ def test_bad_columns_are_refused_on_the_driver(spark, tmp_path):
         solve_df(df)
     with pytest.raises(TypeError, match="not a string column"):
         solve_df(df, "n")
+    with pytest.raises(TypeError, match="a column name .str. was expected, not Column"):
+        solve_df(df, pyspark.sql.functions.col("quizzes"))
     # Digit strings read by inferSchema come as doubles: the error says why.
     csv = tmp_path / "kaggle.csv"
     csv.write_text("quizzes,solutions\n" + PUZZLE.replace(".", "0") + "," + "1" * 81 + "\n")
