@@ -43,7 +43,9 @@ def main() -> int:
         df = lines.where("trim(puzzle) != '' and not startswith(ltrim(puzzle), '#')")
     else:
         df = spark.read.parquet(args.input)
-    column = args.column or next((c for c in PUZZLE_COLUMNS if c in df.columns), None)
+    # Spark compares names ignoring case by default: so does this search.
+    by_name = {c.lower(): c for c in df.columns}
+    column = args.column or next((by_name[c] for c in PUZZLE_COLUMNS if c in by_name), None)
     if column is None:
         print(f"which column holds the puzzles? {df.columns}; name it with --column", file=sys.stderr)
         return 2

@@ -258,7 +258,8 @@ def test_arrays_of_digits(spark, tmp_path, sample_lines):
 
 def test_the_solve_example_runs(spark, tmp_path, sample_lines):
     """examples/spark_solve.py in local mode on the three layouts it reads:
-    a gzipped Kaggle CSV, a text file with comments, a pyarrow Parquet."""
+    a gzipped Kaggle CSV, a text file with comments, a pyarrow Parquet (its column
+    named with a capital, as Spark matches names ignoring case)."""
     import gzip
 
     import pyarrow as pa
@@ -269,7 +270,7 @@ def test_the_solve_example_runs(spark, tmp_path, sample_lines):
     with gzip.open(tmp_path / "kaggle.csv.gz", "wt") as f:
         f.write("quizzes,solutions\n" + "".join(f"{p.replace('.', '0')},{s}\n" for p, s in zip(lines, given)))
     (tmp_path / "lines.txt").write_text("# a comment\n\n" + "\n".join(lines[:10]) + "\nnot a puzzle\n")
-    pq.write_table(pa.table({"id": list(range(40)), "question": pa.array(lines, pa.large_string())}), tmp_path / "p.parquet")
+    pq.write_table(pa.table({"id": list(range(40)), "Question": pa.array(lines, pa.large_string())}), tmp_path / "p.parquet")
     example = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "spark_solve.py")
     env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
     for name, rows, summary in [
