@@ -50,7 +50,7 @@ def main() -> None:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
-    from batchdoku.spark import generate_df, solve_df
+    from batchdoku.spark import generate_df
 
     tmp = pathlib.Path(tempfile.mkdtemp())
     src = pathlib.Path(args.datasets) / "17_clue.txt"
@@ -74,17 +74,7 @@ def main() -> None:
     assert df.count() == n
     parts = df.rdd.getNumPartitions()
 
-    def spark_solve():
-        out = tmp / "solved.parquet"
-        shutil.rmtree(out, ignore_errors=True)
-        t = time.perf_counter()
-        solve_df(df).write.parquet(str(out))
-        return time.perf_counter() - t
-
-    def cli_solve():
-        t = time.perf_counter()
-        subprocess.run([args.cli, "solve", "-q", "-j", "2", str(big), "-o", str(tmp / "solved.txt")], check=True)
-        return time.perf_counter() - t
+    spark_solve, cli_solve = solve_jobs(df, big, args.cli, tmp)
 
     def spark_generate():
         out = tmp / "gen.parquet"
@@ -106,13 +96,7 @@ def main() -> None:
         (f"solve 17_clue x10 ({n:,} puzzles, {parts} partitions)", spark_solve, cli_solve, n),
         (f"generate --minimal ({args.generate:,} puzzles, 8 partitions)", spark_generate, cli_generate, args.generate),
     ]:
-        a_f()  # warm-up (JIT, Python workers)
-        a, b = [], []
-        for _ in range(args.runs):
-            a.append(a_f())
-            b.append(b_f())
-        ratio = statistics.median(y / x for x, y in zip(a, b))
-        rows.append((name, statistics.median(a), statistics.median(b), ratio, count))
+        rows.append((name, *alternate(a_f, b_f, args.runs), count))
 
     # The Spark output equals the CLI's.
     got = spark.read.parquet(str(tmp / "gen.parquet")).orderBy("index").select("puzzle").collect()
@@ -133,10 +117,39 @@ def main() -> None:
     spark.stop()
 
 
-def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
-    """The solve comparison on the file repeated 1, 10, 40... times."""
+def solve_jobs(df, path: pathlib.Path, cli: str, tmp: pathlib.Path) -> tuple:
+    """Two timed runs of the same work: `solve_df(df).write.parquet`
+    (the job alone), and `batchdoku solve -j 2 PATH` (the whole process)."""
     from batchdoku.spark import solve_df
 
+    def spark_solve():
+        out = tmp / "solved.parquet"
+        shutil.rmtree(out, ignore_errors=True)
+        t = time.perf_counter()
+        solve_df(df).write.parquet(str(out))
+        return time.perf_counter() - t
+
+    def cli_solve():
+        t = time.perf_counter()
+        subprocess.run([cli, "solve", "-q", "-j", "2", str(path), "-o", str(tmp / "solved.txt")], check=True)
+        return time.perf_counter() - t
+
+    return spark_solve, cli_solve
+
+
+def alternate(a_f, b_f, runs: int) -> tuple:
+    """A once to warm up (JIT, Python workers), then A B A B...: the
+    medians of A and of B, and the median of B/A pair by pair."""
+    a_f()
+    a, b = [], []
+    for _ in range(runs):
+        a.append(a_f())
+        b.append(b_f())
+    return statistics.median(a), statistics.median(b), statistics.median(y / x for x, y in zip(a, b))
+
+
+def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
+    """The solve comparison on the file repeated 1, 10, 40... times."""
     print("\n| copies of 17_clue | puzzles | partitions | Spark job | `batchdoku solve -j 2` | rate vs CLI |")
     print("|---:|---:|---:|---:|---:|---:|")
     for copies in [int(c) for c in args.scale.split(",")]:
@@ -144,26 +157,8 @@ def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
         path.write_text("".join(l + "\n" for l in lines) * copies)
         df = spark.read.text(str(path)).withColumnRenamed("value", "puzzle").cache()
         n = df.count()
-
-        def spark_solve():
-            out = tmp / "scaled.parquet"
-            shutil.rmtree(out, ignore_errors=True)
-            t = time.perf_counter()
-            solve_df(df).write.parquet(str(out))
-            return time.perf_counter() - t
-
-        def cli_solve():
-            t = time.perf_counter()
-            subprocess.run([args.cli, "solve", "-q", "-j", "2", str(path), "-o", str(tmp / "scaled.txt")], check=True)
-            return time.perf_counter() - t
-
-        spark_solve()
-        a, b = [], []
-        for _ in range(args.runs):
-            a.append(spark_solve())
-            b.append(cli_solve())
-        ratio = statistics.median(y / x for x, y in zip(a, b))
-        print(f"| {copies} | {n:,} | {df.rdd.getNumPartitions()} | {statistics.median(a):.2f} s | {statistics.median(b):.2f} s | {ratio:.2f}x |")
+        a, b, ratio = alternate(*solve_jobs(df, path, args.cli, tmp), args.runs)
+        print(f"| {copies} | {n:,} | {df.rdd.getNumPartitions()} | {a:.2f} s | {b:.2f} s | {ratio:.2f}x |")
         df.unpersist()
         path.unlink()
 
