@@ -77,12 +77,15 @@ def _is_arrow_list(t: Any) -> bool:
     return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
 
 
-def _arrow_list_cells(arr: Any) -> np.ndarray:
+def _arrow_list_text(arr: Any) -> tuple:
     """An Arrow array of integer lists, 81 cells or nine rows of nine per
     puzzle (as ML datasets and Spark's ``array<int>`` columns hold them),
-    as an (N, 81) int64 array. A null puzzle, a null cell or a list of
-    another length gets cells of -1, which the engine reports as a
-    malformed record in its place."""
+    as the text of its cells, the same the command line's Parquet reader
+    makes of them: a digit 0-9 as its character, any other value or a null
+    cell as ``?`` (so the record is malformed, naming the cell), a row of
+    nine of another length as nine ``?``, a list of the wrong length as
+    that many characters (at most 82, or ten rows), a null list as null.
+    Returns the ``offsets`` spec; built with numpy, no Python per row."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -91,29 +94,40 @@ def _arrow_list_cells(arr: Any) -> np.ndarray:
     if not pa.types.is_integer(leaf):
         raise TypeError(f"puzzles: lists of integers were expected, not {arr.type}")
     want = pa.large_list(pa.large_list(pa.int64())) if nested else pa.large_list(pa.int64())
-    arr = arr.cast(want)
-    n = len(arr)
-    out = np.full((n, 81), -1, np.int64)
-    good = arr.is_valid().to_numpy(zero_copy_only=False)
-    starts = arr.offsets.to_numpy()
-    lengths = np.diff(starts)
+    # unsafe: a uint64 beyond int64 wraps to a negative number, a `?` all the same
+    arr = arr.cast(want, safe=False)
+    valid = arr.is_valid().to_numpy(zero_copy_only=False)
+    starts = arr.offsets.to_numpy()  # into arr.values, which a slice does not cut
+
+    def characters(values: Any) -> np.ndarray:
+        v = pc.fill_null(values, -1).to_numpy()
+        return np.where((v >= 0) & (v <= 9), v + ord("0"), ord("?")).astype(np.uint8)
+
+    def gather(units: np.ndarray, cap: int) -> tuple:
+        # The first `cap` units (cells, or rows of nine) of each valid list.
+        lengths = np.diff(starts)
+        count = np.where(valid, np.minimum(lengths, cap), 0)
+        if np.array_equal(count, lengths):
+            # nothing cut: Arrow's lists lie end to end, so one slice
+            return count, units[starts[0] : starts[-1]]
+        ends = np.cumsum(count)
+        index = np.repeat(starts[:-1] - (ends - count), count) + np.arange(ends[-1] if len(ends) else 0)
+        return count, units[index]
+
     if nested:
         rows = arr.values
         row_starts = rows.offsets.to_numpy()
-        row_good = rows.is_valid().to_numpy(zero_copy_only=False) & (np.diff(row_starts) == 9)
-        good &= lengths == 9
-        which = np.nonzero(good)[0]
-        row_index = starts[which][:, None] + np.arange(9)
-        keep = row_good[row_index].all(axis=1)
-        which, row_index = which[keep], row_index[keep]
-        cells = row_starts[row_index][:, :, None] + np.arange(9)
-        values = pc.fill_null(rows.values, -1).to_numpy()
-        out[which] = values[cells].reshape(len(which), 81)
+        cells = characters(rows.values)
+        whole = rows.is_valid().to_numpy(zero_copy_only=False) & (np.diff(row_starts) == 9)
+        lines = np.full((len(rows), 9), ord("?"), np.uint8)
+        lines[whole] = cells[row_starts[:-1][whole][:, None] + np.arange(9)]
+        count, picked = gather(lines, 10)
+        count, data = count * 9, picked.reshape(-1)
     else:
-        which = np.nonzero(good & (lengths == 81))[0]
-        values = pc.fill_null(arr.values, -1).to_numpy()
-        out[which] = values[starts[which][:, None] + np.arange(81)]
-    return out
+        count, data = gather(characters(arr.values), 82)
+    offsets = np.zeros(len(arr) + 1, np.int64)
+    np.cumsum(count, out=offsets[1:])
+    return ("offsets", offsets, np.ascontiguousarray(data, np.uint8), None if valid.all() else np.ascontiguousarray(valid))
 
 
 def _arrow_spec(arr: Any) -> tuple:
@@ -128,7 +142,7 @@ def _arrow_spec(arr: Any) -> tuple:
         arr = arr.dictionary_decode()
         t = arr.type
     if _is_arrow_list(t):
-        return _array_spec(_arrow_list_cells(arr), "puzzles")
+        return _arrow_list_text(arr)
     if not (
         pa.types.is_string(t)
         or pa.types.is_large_string(t)

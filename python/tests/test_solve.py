@@ -139,6 +139,25 @@ def test_arrow_lists_of_digits(sample_lines):
     assert batchdoku.canon(arrays["list<list<int16>>"][:5]).form_strings() == batchdoku.canon(lines[:5]).form_strings()
     with pytest.raises(TypeError, match="lists of integers"):
         batchdoku.solve(pa.array([[1.0] * 81]))
+    # Read as the command line's Parquet reader reads them: a null list is
+    # a missing answer, a bad cell `?` at its column, a wrong length told.
+    sol = cells(want[0]).tolist()
+    answers = pa.array([None, sol[:80], sol[:80] + [None], sol[:80] + [12], sol + [1], sol], pa.list_(pa.int8()))
+    assert batchdoku.verify([lines[0]] * 6, answers).reason == [
+        "the answer is missing (None)",
+        "solution is not a grid: too short: 80 cells, need 81",
+        "solution is not a grid: bad character '?' at column 81",
+        "solution is not a grid: bad character '?' at column 81",
+        "solution is not a grid: too long: more than 81 cells (column 82)",
+        None,
+    ]
+    grid = [sol[i : i + 9] for i in range(0, 81, 9)]
+    nested = pa.array([None, grid[:8], grid[:8] + [grid[8][:8]]], pa.list_(pa.list_(pa.int16())))
+    assert batchdoku.verify([lines[0]] * 3, nested).reason == [
+        "the answer is missing (None)",
+        "solution is not a grid: too short: 72 cells, need 81",
+        "solution is not a grid: bad character '?' at column 73",
+    ]
 
 
 def test_out_of_range_cells_are_malformed_rows_not_errors():
