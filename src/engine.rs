@@ -89,14 +89,76 @@ pub fn forced_format(input: &str) -> Option<InputFormat> {
 }
 
 /// Looks at the named inputs in order (none means standard input); each
-/// is opened only when it is read, so any number of files can be named.
+/// is opened only when it is read, so any number of files can be named. A
+/// folder stands for its data files ([`folder_files`]): the output of
+/// Spark, Hive or Hadoop is a folder of part files.
 pub fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
     let stdin = [PathBuf::from("-")];
     let paths = if files.is_empty() { &stdin[..] } else { files };
     if paths.iter().filter(|p| p.as_os_str() == "-").count() > 1 {
         bail!("standard input (-) can be named only once");
     }
-    paths.iter().map(|p| Source::open(p)).collect()
+    let mut sources = Vec::with_capacity(paths.len());
+    for path in paths {
+        if path.as_os_str() != "-" && path.is_dir() {
+            for file in folder_files(path)? {
+                sources.push(Source::open(&file)?);
+            }
+        } else {
+            sources.push(Source::open(path)?);
+        }
+    }
+    Ok(sources)
+}
+
+/// The data files of a folder, as Spark and Hadoop write and read them:
+/// by name (`part-00000-...` before `part-00001-...`, so in the order of
+/// the rows), subfolders such as Hive's `year=2024/` in name order too,
+/// leaving out names starting with `_` or `.` (`_SUCCESS`, `_committed_*`,
+/// `.part-00000....crc` checksums). A Delta table's folder is refused: it
+/// keeps the files of replaced versions beside the live ones, and only its
+/// `_delta_log` says which are which. A folder without data files is an
+/// error, which is likelier a wrong name than an empty dataset.
+pub fn folder_files(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let name = folder.display();
+    if folder.join("_delta_log").is_dir() {
+        bail!(
+            "{name} is a Delta table: its folder also holds files of replaced versions, and \
+             only its _delta_log says which are live; write the table out as plain Parquet \
+             (e.g. Spark's df.write.parquet) and read that"
+        );
+    }
+    let mut files = Vec::new();
+    collect_data_files(folder, &mut files).with_context(|| format!("cannot list {name}"))?;
+    if files.is_empty() {
+        bail!(
+            "{name} is a folder with no data files in it (names starting with _ or . are not data)"
+        );
+    }
+    Ok(files)
+}
+
+fn collect_data_files(folder: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
+    let mut entries = std::fs::read_dir(folder)?.collect::<io::Result<Vec<_>>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        if name
+            .as_encoded_bytes()
+            .first()
+            .is_some_and(|b| matches!(b, b'_' | b'.'))
+        {
+            continue;
+        }
+        let path = entry.path();
+        // A link to a folder is not followed (it could lead back up).
+        if entry.file_type()?.is_dir() {
+            collect_data_files(&path, files)?;
+        } else if !path.is_dir() {
+            files.push(path);
+        }
+    }
+    Ok(())
 }
 
 /// One input as the engine sees it: a regular file, memory-mapped when its

@@ -909,3 +909,103 @@ fn a_damaged_arrow_schema_in_the_footer_does_not_stop_the_table_being_read() {
         assert!(checked.contains("50 passed, 0 failed"), "{what}: {checked}");
     }
 }
+
+#[test]
+fn a_spark_output_folder_is_read_as_its_part_files_in_order() {
+    // What Spark's df.write.parquet leaves: part files (named so that name
+    // order is row order), _SUCCESS, checksums, and here a Hive-style
+    // subfolder holding a text file; all read as the plain file they split.
+    let dir = tempfile::tempdir().unwrap();
+    let lines = sample_lines(30);
+    let folder = dir.path().join("solved.parquet");
+    std::fs::create_dir_all(folder.join("zone=9")).unwrap();
+    let part = |name: &str, rows: &[String]| {
+        let column = Arc::new(StringArray::from(rows.to_vec())) as ArrayRef;
+        table(&folder, name, vec![("puzzle", column)], 7);
+    };
+    part("part-00001-c000.snappy.parquet", &lines[10..20]);
+    part("part-00000-c000.snappy.parquet", &lines[..10]);
+    write(&folder, "_SUCCESS", "");
+    write(
+        &folder,
+        ".part-00000-c000.snappy.parquet.crc",
+        "not a table",
+    );
+    write(&folder, "_committed_42", "{}");
+    lines_file(&folder.join("zone=9"), "part-00000.txt", &lines[20..]);
+    let plain = lines_file(dir.path(), "plain.txt", &lines);
+    let want = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
+    assert_eq!(want.lines().count(), 30);
+    assert_eq!(
+        stdout_of(batchdoku().args(["solve", "-q"]).arg(&folder)),
+        want
+    );
+    let rated = stdout_of(
+        batchdoku()
+            .args(["rate", "-q", "--format", "csv"])
+            .arg(&folder),
+    );
+    let files: Vec<&str> = rated
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap())
+        .collect();
+    assert_eq!(files.len(), 30);
+    assert!(
+        files[0].ends_with("part-00000-c000.snappy.parquet"),
+        "{}",
+        files[0]
+    );
+    assert!(
+        files[29].ends_with("zone=9/part-00000.txt"),
+        "{}",
+        files[29]
+    );
+
+    // verify pairs one file with one: a folder of one data file is that
+    // file (coalesce(1)); of several, the error says what to do.
+    let one = dir.path().join("one.parquet");
+    std::fs::create_dir(&one).unwrap();
+    let answers: Vec<String> = want.lines().map(String::from).collect();
+    let columns = vec![
+        (
+            "puzzle",
+            Arc::new(StringArray::from(lines.clone())) as ArrayRef,
+        ),
+        ("solution", Arc::new(StringArray::from(answers)) as ArrayRef),
+    ];
+    table(&one, "part-00000-c000.snappy.parquet", columns, 100);
+    write(&one, "_SUCCESS", "");
+    batchdoku()
+        .args(["verify"])
+        .arg(&one)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("30 records checked: 30 passed"));
+    batchdoku()
+        .args(["verify"])
+        .arg(&folder)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is a folder of 3 data files"));
+
+    // A Delta table's folder holds replaced files too: refused, not misread.
+    std::fs::create_dir(folder.join("_delta_log")).unwrap();
+    batchdoku()
+        .args(["solve", "-q"])
+        .arg(&folder)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains("is a Delta table"));
+    // A folder with nothing but markers is more likely a wrong name.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    write(&empty, "_SUCCESS", "");
+    batchdoku()
+        .args(["solve", "-q"])
+        .arg(&empty)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("no data files"));
+}

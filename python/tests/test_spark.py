@@ -215,6 +215,10 @@ def test_column_names_match_as_the_session_matches_them(spark, tmp_path, sample_
     back = sorted(spark.read.parquet(str(tmp_path / "solved.parquet")).collect(), key=lambda r: r.Id)
     assert [r.solution for r in back] == batchdoku.solve(lines).solution_strings()
     assert {r.input_Solution for r in back} == {"old"}
+    # The package (and the command line) read Spark's output folder as its
+    # part files in name order: the rows in order.
+    read = batchdoku.read(tmp_path / "solved.parquet", column="Puzzle")
+    assert batchdoku.solve(read.puzzles).solution_strings() == batchdoku.solve(lines).solution_strings()
     assert all(r.ok for r in verify_df(solved, "PUZZLE", "SOLUTION").collect())
     # dedup_df's own duplicate_of leaves the input's under input_duplicate_of
     kept, dropped = dedup_df(df.union(df), "puzzle", order="id")

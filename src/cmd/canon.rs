@@ -38,7 +38,9 @@ Examples:
 
 Exit codes: 0 done, 1 I/O error or interrupted, 2 usage error.")]
 pub struct Args {
-    /// Puzzle files; `-` or none reads standard input.
+    /// Puzzle files, or folders of them (Spark's or Hadoop's output: the
+    /// part files in name order, `_SUCCESS` and other `_` or `.` names left
+    /// out); `-` or none reads standard input.
     pub files: Vec<PathBuf>,
     /// Output: line, csv or jsonl.
     #[arg(long, default_value = "line", value_parser = ["line", "csv", "jsonl"])]

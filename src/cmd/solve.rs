@@ -55,7 +55,9 @@ Exit codes:
      with --resume to finish it), or with --strict a malformed or invalid record
   2  usage error")]
 pub struct Args {
-    /// Puzzle files; `-` or none reads standard input.
+    /// Puzzle files, or folders of them (Spark's or Hadoop's output: the
+    /// part files in name order, `_SUCCESS` and other `_` or `.` names left
+    /// out); `-` or none reads standard input.
     pub files: Vec<PathBuf>,
     /// Write results here instead of standard output (written as
     /// OUT.partial, renamed when complete).

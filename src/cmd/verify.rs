@@ -23,7 +23,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -561,11 +561,30 @@ fn answer_column(
     }
 }
 
+/// `path`, or the one data file of the folder `path` names (Spark's
+/// `coalesce(1).write` makes such a folder): verify pairs one file of
+/// puzzles with one of answers.
+fn one_file(path: &Path) -> anyhow::Result<PathBuf> {
+    if path.as_os_str() == "-" || !path.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    let files = batchdoku::engine::folder_files(path)?;
+    match &files[..] {
+        [file] => Ok(file.clone()),
+        _ => bail!(
+            "{} is a folder of {} data files, and verify reads one file of puzzles (with one of \
+             answers); write it as one file (Spark: df.coalesce(1).write), or verify each file",
+            path.display(),
+            files.len()
+        ),
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let forced = batchdoku::engine::forced_format(&args.input);
-    let puzzle_source = Source::open(&args.puzzles)?;
+    let puzzle_source = Source::open(&one_file(&args.puzzles)?)?;
     let answer_source = match &args.answers {
-        Some(p) => Some(Source::open(p)?),
+        Some(p) => Some(Source::open(&one_file(p)?)?),
         None => None,
     };
     if answer_source.as_ref().is_some_and(|a| a.name() == "-") && puzzle_source.name() == "-" {
