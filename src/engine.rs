@@ -4,8 +4,9 @@
 //!
 //! - [`Source`]: one input, looked at up front (`-` is standard input) and
 //!   opened only when read: a regular file is memory-mapped, anything else
-//!   is read as a stream in bounded memory, a Parquet table is read by row
-//!   ranges.
+//!   is read as a stream in bounded memory (a gzip or zstd file through
+//!   its decoder), a Parquet table is read by row ranges. A folder stands
+//!   for its data files ([`open_sources`]).
 //! - [`Jobs`]: an iterator over the [`Job`]s of several sources in order,
 //!   each a chunk of whole records (its bytes, form, first line number and
 //!   input), with records skipped first for a resumed run and a stop flag
@@ -175,7 +176,40 @@ pub struct Source {
 enum SourceKind {
     File(PathBuf),
     Stream(PathBuf),
+    /// A compressed regular file, read as the stream of its contents.
+    Compressed(PathBuf, Codec),
     Stdin,
+}
+
+/// The compressions an input file may come in, told by its first bytes.
+#[derive(Clone, Copy)]
+enum Codec {
+    Gzip,
+    Zstd,
+}
+
+impl Codec {
+    /// The codec whose magic number `file` opens with (gzip `1f 8b`, zstd
+    /// `28 b5 2f fd`), if any.
+    fn of(file: &Path) -> Option<Codec> {
+        let mut magic = [0u8; 4];
+        let n = File::open(file).and_then(|mut f| f.read(&mut magic)).ok()?;
+        match &magic[..n] {
+            [0x1f, 0x8b, ..] => Some(Codec::Gzip),
+            [0x28, 0xb5, 0x2f, 0xfd] => Some(Codec::Zstd),
+            _ => None,
+        }
+    }
+
+    /// `file` decompressed. Every member of a gzip file (`cat a.gz b.gz`,
+    /// bgzip) and every frame of a zstd file is read.
+    fn reader(self, file: File) -> io::Result<Box<dyn Read + Send>> {
+        let file = io::BufReader::with_capacity(1 << 16, file);
+        Ok(match self {
+            Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
+            Codec::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
+        })
+    }
 }
 
 impl Source {
@@ -196,7 +230,10 @@ impl Source {
         // Not a regular file, or one whose size says nothing (`/proc` files
         // read as 0 bytes): read it as a stream, never as an empty map.
         let kind = if meta.is_file() && meta.len() > 0 {
-            SourceKind::File(path.to_path_buf())
+            match Codec::of(path) {
+                Some(codec) => SourceKind::Compressed(path.to_path_buf(), codec),
+                None => SourceKind::File(path.to_path_buf()),
+            }
         } else {
             SourceKind::Stream(path.to_path_buf())
         };
@@ -307,6 +344,13 @@ impl Source {
             SourceKind::Stream(path) | SourceKind::File(path) => Ok(Box::new(
                 File::open(path).with_context(|| format!("cannot open {}", self.name))?,
             )),
+            SourceKind::Compressed(path, codec) => {
+                let file =
+                    File::open(path).with_context(|| format!("cannot open {}", self.name))?;
+                codec
+                    .reader(file)
+                    .with_context(|| format!("cannot decompress {}", self.name))
+            }
         }
     }
 
@@ -325,11 +369,13 @@ impl Source {
     /// modification time (a stream has only its name).
     pub fn identity(&self) -> serde_json::Value {
         match (&self.kind, &self.meta) {
-            (SourceKind::File(path), Some(meta)) => serde_json::json!({
-                "path": std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()),
-                "size": meta.len(),
-                "modified_ns": modified_ns(meta),
-            }),
+            (SourceKind::File(path) | SourceKind::Compressed(path, _), Some(meta)) => {
+                serde_json::json!({
+                    "path": std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()),
+                    "size": meta.len(),
+                    "modified_ns": modified_ns(meta),
+                })
+            }
             _ => serde_json::json!({ "stream": self.name }),
         }
     }

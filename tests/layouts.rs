@@ -502,3 +502,62 @@ fn npy_output_holds_the_solutions_and_a_status_file_beside_it() {
         .code(1)
         .stderr(predicate::str::contains("give -o"));
 }
+
+#[test]
+fn gzip_and_zstd_files_are_read_as_their_contents() {
+    // A gzipped Kaggle CSV (two gzip members, as `cat a.gz b.gz` or bgzip
+    // make), a zstd line file: solved, rated and verified like the plain
+    // files; a cut-off gzip file is an error that says so, never a panic.
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let rows = puzzles_and_solutions(40);
+    let csv: String = std::iter::once("quizzes,solutions\n".to_string())
+        .chain(
+            rows.iter()
+                .map(|(p, s)| format!("{},{s}\n", p.replace('.', "0"))),
+        )
+        .collect();
+    let plain_csv = write(dir.path(), "kaggle.csv", &csv);
+    let gzip = |text: &str| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    // the header and 20 rows in one member, 20 rows in the other
+    let (head, tail) = csv.split_at(csv.match_indices('\n').nth(20).unwrap().0 + 1);
+    let mut two_members = gzip(head);
+    two_members.extend(gzip(tail));
+    let gz = write(dir.path(), "kaggle.csv.gz", &two_members);
+    let lines: String = rows.iter().map(|(p, _)| format!("{p}\n")).collect();
+    let plain_lines = write(dir.path(), "lines.txt", &lines);
+    let zst = write(
+        dir.path(),
+        "lines.txt.zst",
+        zstd::encode_all(lines.as_bytes(), 3).unwrap(),
+    );
+    for (plain, packed) in [(&plain_csv, &gz), (&plain_lines, &zst)] {
+        for cmd in [["solve", "-q"], ["rate", "-q"]] {
+            let want = stdout_of(batchdoku().args(cmd).arg(plain));
+            // (rate writes a CSV header first)
+            assert_eq!(want.lines().count(), 40 + usize::from(cmd[0] == "rate"));
+            assert_eq!(
+                stdout_of(batchdoku().args(cmd).arg(packed)),
+                want,
+                "{cmd:?} {packed:?}"
+            );
+        }
+    }
+    batchdoku()
+        .arg("verify")
+        .arg(&gz)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("40 records checked: 40 passed"));
+    let cut = write(dir.path(), "cut.gz", &two_members[..two_members.len() / 3]);
+    batchdoku()
+        .args(["solve", "-q"])
+        .arg(&cut)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("cut.gz"));
+}

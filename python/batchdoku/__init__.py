@@ -506,8 +506,9 @@ def generate(
 def read(path: Union[str, "os.PathLike[str]"], *, input: str = "auto", column: Optional[Union[str, int]] = None, threads: int = 0) -> ReadResult:
     """Reads every puzzle of a file the command line reads (memory-mapped:
     line or grid form, CRLF, the Kaggle and other CSV layouts, npy, Parquet),
-    or a folder of such files as Spark writes them (part files in name
-    order), ``input`` and ``column`` as its ``--input`` and ``--column``.
+    gzip or zstd compressed or not, or a folder of such files as Spark
+    writes them (part files in name order), ``input`` and ``column`` as its
+    ``--input`` and ``--column``.
 
     Malformed records are reported in ``malformed``, not raised.
     """

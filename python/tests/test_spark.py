@@ -289,6 +289,8 @@ def test_the_solve_example_runs(spark, tmp_path, sample_lines):
         assert {"status", "solutions", "solution", "guesses", "verified"} <= set(back.columns)
     kaggle = spark.read.parquet(str(tmp_path / "kaggle.csv.gz.out")).collect()
     assert all(r.solution == r.input_solutions and r.verified for r in kaggle)
+    # The package reads the gzipped CSV itself too.
+    assert batchdoku.solve(batchdoku.read(tmp_path / "kaggle.csv.gz").puzzles).solution_strings() == given
     text = spark.read.parquet(str(tmp_path / "lines.txt.out")).collect()
     assert sorted(r.status for r in text) == ["malformed"] + ["unique"] * 10
 
