@@ -171,6 +171,9 @@ pub struct Source {
     kind: SourceKind,
     /// What the input was when the run started (`None`: standard input).
     meta: Option<std::fs::Metadata>,
+    /// A regular file's first four bytes (zeros past its end, and for
+    /// anything else), read once: they tell compression and Parquet.
+    magic: [u8; 4],
 }
 
 enum SourceKind {
@@ -189,12 +192,10 @@ enum Codec {
 }
 
 impl Codec {
-    /// The codec whose magic number `file` opens with (gzip `1f 8b`, zstd
+    /// The codec whose magic number a file opens with (gzip `1f 8b`, zstd
     /// `28 b5 2f fd`), if any.
-    fn of(file: &Path) -> Option<Codec> {
-        let mut magic = [0u8; 4];
-        let n = File::open(file).and_then(|mut f| f.read(&mut magic)).ok()?;
-        match &magic[..n] {
+    fn of(magic: &[u8; 4]) -> Option<Codec> {
+        match magic {
             [0x1f, 0x8b, ..] => Some(Codec::Gzip),
             [0x28, 0xb5, 0x2f, 0xfd] => Some(Codec::Zstd),
             _ => None,
@@ -220,6 +221,7 @@ impl Source {
                 name: "-".into(),
                 kind: SourceKind::Stdin,
                 meta: None,
+                magic: [0; 4],
             });
         }
         let name = path.display().to_string();
@@ -229,8 +231,13 @@ impl Source {
         }
         // Not a regular file, or one whose size says nothing (`/proc` files
         // read as 0 bytes): read it as a stream, never as an empty map.
+        let mut magic = [0u8; 4];
         let kind = if meta.is_file() && meta.len() > 0 {
-            match Codec::of(path) {
+            // An unreadable file fails later, where it is read, with its error.
+            let mut head = Vec::with_capacity(4);
+            let _ = File::open(path).and_then(|f| f.take(4).read_to_end(&mut head));
+            magic[..head.len()].copy_from_slice(&head);
+            match Codec::of(&magic) {
                 Some(codec) => SourceKind::Compressed(path.to_path_buf(), codec),
                 None => SourceKind::File(path.to_path_buf()),
             }
@@ -241,6 +248,7 @@ impl Source {
             name,
             kind,
             meta: Some(meta),
+            magic,
         })
     }
 
@@ -290,11 +298,7 @@ impl Source {
         let named = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
-        let mut magic = [0u8; 4];
-        named
-            || File::open(path)
-                .and_then(|mut f| f.read_exact(&mut magic))
-                .is_ok_and(|_| looks_like_parquet(&magic))
+        named || looks_like_parquet(&self.magic)
     }
 
     /// Opens a Parquet input and finds its puzzle column (see
