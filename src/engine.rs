@@ -101,15 +101,21 @@ pub fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
     }
     let mut sources = Vec::with_capacity(paths.len());
     for path in paths {
-        if path.as_os_str() != "-" && path.is_dir() {
-            for file in folder_files(path)? {
-                sources.push(Source::open(&file)?);
-            }
-        } else {
-            sources.push(Source::open(path)?);
+        for file in input_files(path)? {
+            sources.push(Source::open(&file)?);
         }
     }
     Ok(sources)
+}
+
+/// The files a named input stands for: a folder's data files
+/// ([`folder_files`]), else the input itself (`-` included).
+pub fn input_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if path.as_os_str() != "-" && path.is_dir() {
+        folder_files(path)
+    } else {
+        Ok(vec![path.to_path_buf()])
+    }
 }
 
 /// The data files of a folder, as Spark and Hadoop write and read them:

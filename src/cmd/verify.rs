@@ -565,10 +565,7 @@ fn answer_column(
 /// `coalesce(1).write` makes such a folder): verify pairs one file of
 /// puzzles with one of answers.
 fn one_file(path: &Path) -> anyhow::Result<PathBuf> {
-    if path.as_os_str() == "-" || !path.is_dir() {
-        return Ok(path.to_path_buf());
-    }
-    let files = batchdoku::engine::folder_files(path)?;
+    let files = batchdoku::engine::input_files(path)?;
     match &files[..] {
         [file] => Ok(file.clone()),
         _ => bail!(
