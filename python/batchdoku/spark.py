@@ -60,14 +60,13 @@ def _name_key(spark: Any) -> Callable[[str], str]:
     return (lambda name: name) if sensitive else (lambda name: name.lower())
 
 
-def _find_column(df: Any, role: str, name: str) -> int:
-    """The position of column `name` in `df`, matched as the session
-    matches names; a ValueError naming the columns when there is none, or
-    more than one."""
+def _find_column(df: Any, role: str, name: str, key: Callable[[str], str]) -> int:
+    """The position of column `name` in `df`, matched by `key` (the
+    session's :func:`_name_key`); a ValueError naming the columns when
+    there is none, or more than one."""
     if not isinstance(name, str):
         # F.col("x") or None: a Column does not tell its name to pyspark
         raise TypeError(f"{role}: a column name (str) was expected, not {type(name).__name__}; put an expression in a column first (df.withColumn)")
-    key = _name_key(df.sparkSession)
     found = [i for i, c in enumerate(df.columns) if key(c) == key(name)]
     if len(found) > 1 and name in df.columns:
         found = [i for i, c in enumerate(df.columns) if c == name]
@@ -95,10 +94,11 @@ def _check_columns(df: Any, inputs: dict, added: list) -> tuple:
             t = t.elementType
         return isinstance(t, ArrayType) and isinstance(t.elementType, IntegralType)
 
+    key = _name_key(df.sparkSession)
     fields = df.schema.fields
     positions = {}
     for role, name in inputs.items():
-        i = positions[role] = _find_column(df, role, name)
+        i = positions[role] = _find_column(df, role, name, key)
         t = fields[i].dataType
         if not (isinstance(t, (StringType, BinaryType)) or digits(t)):
             hint = ""
@@ -109,7 +109,6 @@ def _check_columns(df: Any, inputs: dict, added: list) -> tuple:
                     " read the column as a string, e.g. without inferSchema or with schema=..."
                 )
             raise TypeError(f"{role}: column {fields[i].name!r} is {t.simpleString()}, not a string column (or an array of digits){hint}")
-    key = _name_key(df.sparkSession)
     kept = list(df.columns)
     taken = {key(c) for c in kept}
     for name in added:
@@ -346,8 +345,8 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
     from pyspark.sql import functions as F
 
     if order is not None:
-        _find_column(df, "order", order)
         key = _name_key(df.sparkSession)
+        _find_column(df, "order", order, key)
         if any(key(c) == key("duplicate_of") for c in df.columns):
             # kept under its own name with input_ before it, as canon_df does
             _, kept_names = _check_columns(df, {}, ["duplicate_of"])
