@@ -166,7 +166,12 @@ def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
 def cpu_seconds(pid: int, with_children: bool = False) -> float:
     """User + system CPU of a process (and of its children that it has
     reaped), from /proc."""
-    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return stat_cpu(pathlib.Path(f"/proc/{pid}/stat"), with_children)
+
+
+def stat_cpu(stat: pathlib.Path, with_children: bool = False) -> float:
+    """User + system CPU in a /proc `stat` file, a process's or a thread's."""
+    fields = stat.read_text().rsplit(")", 1)[1].split()
     ticks = int(fields[11]) + int(fields[12]) + (int(fields[13]) + int(fields[14]) if with_children else 0)
     return ticks / os.sysconf("SC_CLK_TCK")
 
@@ -219,7 +224,7 @@ def jvm_threads_cpu(jvm: int) -> Counter:
     for task in pathlib.Path(f"/proc/{jvm}/task").iterdir():
         try:
             name = (task / "comm").read_text().strip()
-            seconds = thread_cpu(task)
+            seconds = stat_cpu(task / "stat")
         except OSError:
             continue
         if name.startswith("Executor task"):
@@ -231,11 +236,6 @@ def jvm_threads_cpu(jvm: int) -> Counter:
         else:
             kinds["other threads"] += seconds
     return kinds
-
-
-def thread_cpu(task: pathlib.Path) -> float:
-    fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def breakdown(spark, spark_solve, cli_solve, tmp: pathlib.Path) -> None:
