@@ -962,33 +962,6 @@ fn a_spark_output_folder_is_read_as_its_part_files_in_order() {
         files[29]
     );
 
-    // verify pairs one file with one: a folder of one data file is that
-    // file (coalesce(1)); of several, the error says what to do.
-    let one = dir.path().join("one.parquet");
-    std::fs::create_dir(&one).unwrap();
-    let answers: Vec<String> = want.lines().map(String::from).collect();
-    let columns = vec![
-        (
-            "puzzle",
-            Arc::new(StringArray::from(lines.clone())) as ArrayRef,
-        ),
-        ("solution", Arc::new(StringArray::from(answers)) as ArrayRef),
-    ];
-    table(&one, "part-00000-c000.snappy.parquet", columns, 100);
-    write(&one, "_SUCCESS", "");
-    batchdoku()
-        .args(["verify"])
-        .arg(&one)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("30 records checked: 30 passed"));
-    batchdoku()
-        .args(["verify"])
-        .arg(&folder)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("is a folder of 3 data files"));
-
     // A Delta table's folder holds replaced files too: refused, not misread.
     std::fs::create_dir(folder.join("_delta_log")).unwrap();
     batchdoku()
@@ -1008,4 +981,113 @@ fn a_spark_output_folder_is_read_as_its_part_files_in_order() {
         .assert()
         .code(1)
         .stderr(predicate::str::contains("no data files"));
+}
+
+#[test]
+fn verify_reads_folders_of_part_files_as_one_input() {
+    // Spark writes a table as part files, some of them empty; the parts of
+    // puzzles and of answers need not split the rows at the same places.
+    let dir = tempfile::tempdir().unwrap();
+    let lines = sample_lines(30);
+    let plain = lines_file(dir.path(), "plain.txt", &lines);
+    let solved = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain));
+    let mut answers: Vec<String> = solved.lines().map(String::from).collect();
+    assert_eq!(answers.len(), 30);
+    let columns = |from: usize, to: usize, answers: &[String]| {
+        vec![
+            (
+                "puzzle",
+                Arc::new(StringArray::from(lines[from..to].to_vec())) as ArrayRef,
+            ),
+            (
+                "solution",
+                Arc::new(StringArray::from(answers[from..to].to_vec())) as ArrayRef,
+            ),
+        ]
+    };
+    let tables = dir.path().join("checked.parquet");
+    std::fs::create_dir(&tables).unwrap();
+    let parts = |answers: &[String]| {
+        table(&tables, "part-00000.parquet", columns(0, 12, answers), 5);
+        table(&tables, "part-00001.parquet", columns(12, 12, answers), 5);
+        table(&tables, "part-00002.parquet", columns(12, 30, answers), 5);
+        write(&tables, "_SUCCESS", "");
+    };
+    parts(&answers);
+    batchdoku()
+        .args(["verify"])
+        .arg(&tables)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "30 records checked: 30 passed, 0 failed",
+        ));
+
+    // A wrong answer is named by its part file and row there.
+    answers[20] = answers[21].clone();
+    parts(&answers);
+    let report = batchdoku()
+        .args(["verify", "--format", "json"])
+        .arg(&tables)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&report).unwrap();
+    assert_eq!(report["records"], 30);
+    assert_eq!(report["failed"], 1);
+    let failure = &report["failures"][0];
+    assert_eq!(failure["record"], 21);
+    let third = tables.join("part-00002.parquet").display().to_string();
+    assert_eq!(failure["puzzle_file"], third.as_str());
+    assert_eq!(failure["answer_file"], third.as_str());
+    // (a table's records are numbered by row index, from 0)
+    assert_eq!(failure["puzzle_line"], 8, "{failure}");
+
+    // Puzzles in line parts against answers in parts cut elsewhere.
+    let (puzzle_parts, answer_parts) = (dir.path().join("p"), dir.path().join("a"));
+    std::fs::create_dir(&puzzle_parts).unwrap();
+    std::fs::create_dir(&answer_parts).unwrap();
+    lines_file(&puzzle_parts, "part-00000", &lines[..7]);
+    lines_file(&puzzle_parts, "part-00001", &lines[7..]);
+    let right: Vec<String> = solved.lines().map(String::from).collect();
+    lines_file(&answer_parts, "part-00000", &right[..19]);
+    write(&answer_parts, "part-00001", "");
+    lines_file(&answer_parts, "part-00002", &right[19..]);
+    batchdoku()
+        .args(["verify"])
+        .arg(&puzzle_parts)
+        .arg(&answer_parts)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("30 passed, 0 failed"));
+    let wrong = dir.path().join("wrong");
+    std::fs::create_dir(&wrong).unwrap();
+    lines_file(&wrong, "part-00000", &right[..19]);
+    lines_file(&wrong, "part-00001", &right[18..28]);
+    let second = wrong.join("part-00001").display().to_string();
+    batchdoku()
+        .args(["verify"])
+        .arg(&puzzle_parts)
+        .arg(&wrong)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(format!(
+            "record 20 ({}:13, {second}:1)",
+            puzzle_parts.join("part-00001").display()
+        )))
+        .stdout(predicate::str::contains(format!(
+            "{} ran out after 29 records",
+            wrong.display()
+        )));
+
+    // Answers carried in the puzzles' parts: every part a table, or none.
+    lines_file(&tables, "part-00003.txt", &lines[..1]);
+    batchdoku()
+        .args(["verify"])
+        .arg(&tables)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("is not a Parquet table"));
 }

@@ -3,7 +3,7 @@
 
 use super::print_stdout;
 use anyhow::{bail, Context};
-use batchdoku::engine::{Source, INPUT_FORMS};
+use batchdoku::engine::{input_files, Source, INPUT_FORMS};
 use batchdoku::grid::ParseError;
 use batchdoku::input::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
@@ -19,18 +19,19 @@ use batchdoku::verify::{
 };
 use batchdoku::Puzzle;
 use batchdoku::SolverKind;
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Check a file of answers against its puzzles.
 ///
 /// ANSWERS may be in any form `solve` writes (line, csv or jsonl), paired
-/// record by record with PUZZLES. Without ANSWERS, each PUZZLES record must
+/// record by record with PUZZLES. A folder (Spark's output) is read as its
+/// part files in order, one input; a failure names the part file. Without ANSWERS, each PUZZLES record must
 /// carry its own answer (`puzzle,solution` lines, the Kaggle CSV with a
 /// `quizzes,solutions` header, `puzzle:count:solution` lines).
 ///
@@ -51,7 +52,7 @@ Exit codes: 0 every answer is right, 1 some answer is wrong, the files hold
 different numbers of records, or an I/O error, 2 usage error.")]
 pub struct Args {
     /// The puzzles, one per line (81 cells or 729 pencilmark characters),
-    /// or in grid form.
+    /// or in grid form; or a folder of part files.
     pub puzzles: PathBuf,
     /// The answers; omit when each puzzle line carries its answer.
     pub answers: Option<PathBuf>,
@@ -94,25 +95,37 @@ const BATCH: usize = 4096;
 /// the reading thread.
 struct Pair {
     record: u64,
+    /// The puzzle's file (an index into the puzzles' files) and line.
+    puzzle_file: usize,
     puzzle_line: u64,
     puzzle: Result<Puzzle, ParseError>,
-    /// The puzzle's record text, kept when it carries its own answer.
+    /// The puzzle's record text, kept when it carries its own answer, and
+    /// the answer's column in a CSV record.
     puzzle_raw: Vec<u8>,
-    answer: Option<(u64, Vec<u8>)>,
+    answer_column: Option<usize>,
+    answer: Option<Answer>,
 }
 
 /// A wrong answer, located.
 struct Located {
     record: u64,
+    puzzle_file: usize,
     puzzle_line: u64,
-    answer_line: Option<u64>,
+    /// The answer's file (in the answers' files) and line, when it has
+    /// its own.
+    answer_at: Option<(usize, u64)>,
     failure: Failure,
 }
 
-/// The bytes of an input, whole (mapped) or a chunk at a time (a stream),
-/// each with the line number of its first line.
-enum Chunks<'a> {
-    Whole(Option<(&'a [u8], u64)>),
+/// The bytes of one input file, whole (mapped) or a chunk at a time (a
+/// stream), each with the line number of its first line.
+enum Chunks {
+    /// A mapped file: its records start at the offset, on the line; both
+    /// taken by the first `next`, the map kept to be checked at the end.
+    Whole {
+        map: Arc<MappedFile>,
+        start: Option<(usize, u64)>,
+    },
     Stream(StreamChunks<Box<dyn Read + Send>>),
     /// A Parquet table's text column, packed a range of rows at a time.
     Table {
@@ -121,20 +134,35 @@ enum Chunks<'a> {
     },
 }
 
+/// A piece of input: a mapped file from an offset on, or bytes read.
+enum Piece {
+    Mapped(Arc<MappedFile>, usize),
+    Owned(Vec<u8>),
+}
+
+impl Piece {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Piece::Mapped(map, start) => &map.bytes()[*start..],
+            Piece::Owned(bytes) => bytes,
+        }
+    }
+}
+
 /// Rows of a table read at a time.
 const TABLE_ROWS: usize = 4096;
 
-impl<'a> Chunks<'a> {
-    /// Opens `source`. `frame` looks at its top (for a stream, with leading
-    /// blank and comment lines dropped) and says how to cut it, how many
-    /// bytes of header to skip, and whether records are numbered by CSV
-    /// data row (from 1) rather than by line.
+impl Chunks {
+    /// Opens `source` (mapping it if it is a regular file). `frame` looks
+    /// at its top (for a stream, with leading blank and comment lines
+    /// dropped) and says how to cut it, how many bytes of header to skip,
+    /// and whether records are numbered by CSV data row (from 1) rather
+    /// than by line.
     fn new(
-        source: &'a Source,
-        map: Option<&'a MappedFile>,
+        source: &Source,
         frame: impl FnOnce(&[u8]) -> anyhow::Result<(Framing, usize, bool)>,
-    ) -> anyhow::Result<Chunks<'a>> {
-        if let Some(map) = map {
+    ) -> anyhow::Result<Chunks> {
+        if let Some(map) = source.map()? {
             let data = map.bytes();
             let (_, skip, rows) = frame(data)?;
             let line = if rows {
@@ -142,7 +170,10 @@ impl<'a> Chunks<'a> {
             } else {
                 1 + count_newlines(&data[..skip])
             };
-            return Ok(Chunks::Whole(Some((&data[skip..], line))));
+            return Ok(Chunks::Whole {
+                map,
+                start: Some((skip, line)),
+            });
         }
         let mut s = StreamChunks::new(source.reader()?);
         let (top, _) = s.top().with_context(|| read_error(source))?;
@@ -155,18 +186,26 @@ impl<'a> Chunks<'a> {
         Ok(Chunks::Stream(s))
     }
 
-    /// The next piece of input and its first line number.
-    fn next(&mut self, source: &Source) -> anyhow::Result<Option<(Cow<'a, [u8]>, u64)>> {
+    /// The next piece of input and its first line number. At the end of a
+    /// mapped file or table, what was read from it is trusted only if the
+    /// file did not shrink under us (the fault guard would have given
+    /// zeros): checked here, before the file is let go.
+    fn next(&mut self, source: &Source) -> anyhow::Result<Option<(Piece, u64)>> {
         match self {
-            Chunks::Whole(data) => Ok(data.take().map(|(d, l)| (Cow::Borrowed(d), l))),
+            Chunks::Whole { map, start } => match start.take() {
+                Some((skip, line)) => Ok(Some((Piece::Mapped(map.clone(), skip), line))),
+                None => {
+                    map.check()
+                        .with_context(|| source.described().to_string())?;
+                    Ok(None)
+                }
+            },
             Chunks::Stream(s) => Ok(s
                 .next_chunk()
                 .with_context(|| read_error(source))?
-                .map(|c| (Cow::Owned(c.data), c.first_line))),
+                .map(|c| (Piece::Owned(c.data), c.first_line))),
             Chunks::Table { table, next } => {
                 let Some(range) = table.range(*next, TABLE_ROWS) else {
-                    // Rows decoded from the map are trusted only if the file
-                    // did not shrink under us (see the end of `run`).
                     table
                         .check()
                         .with_context(|| source.described().to_string())?;
@@ -174,7 +213,7 @@ impl<'a> Chunks<'a> {
                 };
                 *next += range.rows as u64;
                 let rows = table.read(range).with_context(|| read_error(source))?;
-                Ok(Some((Cow::Owned(rows.packed), rows.first_row)))
+                Ok(Some((Piece::Owned(rows.packed), rows.first_row)))
             }
         }
     }
@@ -188,18 +227,18 @@ fn read_error(source: &Source) -> String {
 /// and the line number there.
 struct Cursor<'a> {
     source: &'a Source,
-    chunks: Chunks<'a>,
-    chunk: Cow<'a, [u8]>,
+    chunks: Chunks,
+    chunk: Piece,
     pos: usize,
     line: u64,
 }
 
 impl<'a> Cursor<'a> {
-    fn new(source: &'a Source, chunks: Chunks<'a>) -> Self {
+    fn new(source: &'a Source, chunks: Chunks) -> Self {
         Cursor {
             source,
             chunks,
-            chunk: Cow::Borrowed(&[]),
+            chunk: Piece::Owned(Vec::new()),
             pos: 0,
             line: 1,
         }
@@ -207,7 +246,7 @@ impl<'a> Cursor<'a> {
 
     /// Moves to the next piece when this one is used up; false at the end.
     fn ready(&mut self) -> anyhow::Result<bool> {
-        while self.pos >= self.chunk.len() {
+        while self.pos >= self.chunk.bytes().len() {
             match self.chunks.next(self.source)? {
                 Some((chunk, line)) => {
                     self.chunk = chunk;
@@ -232,7 +271,6 @@ struct PuzzleReader<'a> {
 impl<'a> PuzzleReader<'a> {
     fn new(
         source: &'a Source,
-        map: Option<&'a MappedFile>,
         forced: Option<InputFormat>,
         column: Option<&ColumnSpec>,
     ) -> anyhow::Result<Self> {
@@ -246,7 +284,7 @@ impl<'a> PuzzleReader<'a> {
         }
         let mut format = InputFormat::Line;
         let mut header_found = None;
-        let chunks = Chunks::new(source, map, |top| {
+        let chunks = Chunks::new(source, |top| {
             let d = detect_layout(top, forced, column)
                 .with_context(|| source.described().to_string())?;
             format = d.format;
@@ -270,7 +308,11 @@ impl<'a> PuzzleReader<'a> {
     fn read(&mut self, n: usize, mut each: impl FnMut(ParsedRecord<'_>)) -> anyhow::Result<usize> {
         let mut got = 0;
         while got < n && self.at.ready()? {
-            let mut recs = records(&self.at.chunk[self.at.pos..], self.at.line, self.format);
+            let mut recs = records(
+                &self.at.chunk.bytes()[self.at.pos..],
+                self.at.line,
+                self.format,
+            );
             for rec in recs.by_ref().take(n - got) {
                 each(rec);
                 got += 1;
@@ -306,15 +348,17 @@ type AnswerRows = Vec<(u64, Vec<u8>)>;
 type RowBatches<'a> = Box<dyn FnMut() -> anyhow::Result<Option<AnswerRows>> + 'a>;
 
 impl<'a> AnswerReader<'a> {
-    fn new(source: &'a Source, map: Option<&'a MappedFile>) -> anyhow::Result<Self> {
+    fn new(source: &'a Source) -> anyhow::Result<Self> {
         if source.is_parquet(None) {
             return AnswerReader::table(source, None, false);
         }
-        if let Some(map) = map.filter(|m| m.bytes().starts_with(batchdoku::npy::MAGIC)) {
-            return AnswerReader::npy(source, map);
-        }
+        let mut npy = None;
         let mut format = AnswerFormat::Line;
-        let chunks = Chunks::new(source, map, |top| {
+        let chunks = Chunks::new(source, |top| {
+            if top.starts_with(batchdoku::npy::MAGIC) {
+                npy = Some(());
+                return Ok((Framing::Line, 0, false));
+            }
             // The first record that is not blank or a comment tells the form.
             let mut pos = bom_len(top);
             while pos < top.len() {
@@ -334,6 +378,11 @@ impl<'a> AnswerReader<'a> {
             }
             Ok((Framing::Line, bom_len(top), false))
         })?;
+        if npy.is_some() {
+            if let Chunks::Whole { map, .. } = chunks {
+                return AnswerReader::npy(source, map);
+            }
+        }
         Ok(AnswerReader::Text {
             at: Cursor::new(source, chunks),
             format,
@@ -438,9 +487,8 @@ impl<'a> AnswerReader<'a> {
     /// The answers of an npy array of solutions (`solve --format npy`):
     /// each row a grid, 0 rows where there is none, with the statuses from
     /// `ANSWERS.status` beside it when it is there.
-    fn npy(source: &'a Source, map: &'a MappedFile) -> anyhow::Result<Self> {
-        let data = map.bytes();
-        let header = batchdoku::npy::parse_header(data)
+    fn npy(source: &'a Source, map: Arc<MappedFile>) -> anyhow::Result<Self> {
+        let header = batchdoku::npy::parse_header(map.bytes())
             .map_err(|e| anyhow::anyhow!("{}: {e}", source.described()))?;
         let mut status_name = std::ffi::OsString::from(source.name());
         status_name.push(".status");
@@ -456,8 +504,12 @@ impl<'a> AnswerReader<'a> {
         let row_bytes = header.dtype.row_bytes();
         let mut pos = header.data_offset;
         let mut row = 0u64;
+        let described = source.described().to_string();
         let more = move || -> anyhow::Result<Option<AnswerRows>> {
+            let data = map.bytes();
             if pos >= data.len() {
+                // What was read is trusted only if the file kept its size.
+                map.check().with_context(|| described.clone())?;
                 return Ok(None);
             }
             let mut out = Vec::with_capacity(TABLE_ROWS);
@@ -499,7 +551,7 @@ impl<'a> AnswerReader<'a> {
             AnswerReader::Text { at, format } => {
                 let csv = matches!(format, AnswerFormat::Csv { .. });
                 while at.ready()? {
-                    let rest = &at.chunk[at.pos..];
+                    let rest = &at.chunk.bytes()[at.pos..];
                     let end = record_text_end(rest, csv);
                     let text = trim_line_end(&rest[..end]);
                     let line = at.line;
@@ -520,6 +572,189 @@ impl<'a> AnswerReader<'a> {
                     None => return Ok(None),
                 }
             },
+        }
+    }
+}
+
+/// The puzzle records of an input's files (a folder's part files), one
+/// file after the other, as one input: each file is opened (and mapped)
+/// when its turn comes and let go at its end.
+struct PuzzleFiles<'a> {
+    sources: &'a [Source],
+    forced: Option<InputFormat>,
+    column: Option<&'a ColumnSpec>,
+    /// No answers file is named: each record carries its answer.
+    carried: Option<Option<&'a ColumnSpec>>,
+    /// The file being read (its index in `sources`), its reader and, for
+    /// a CSV carrying its answers, their column.
+    current: Option<(usize, PuzzleReader<'a>, Option<usize>)>,
+    next: usize,
+    /// The form of the first file: a table or not, the same for all.
+    table: bool,
+}
+
+impl<'a> PuzzleFiles<'a> {
+    /// Opens the first file (so that its errors come first, and its form
+    /// is known). `carried`: no answers file is named, and the answer
+    /// column of a CSV is the one named, if any.
+    fn new(
+        sources: &'a [Source],
+        forced: Option<InputFormat>,
+        column: Option<&'a ColumnSpec>,
+        carried: Option<Option<&'a ColumnSpec>>,
+    ) -> anyhow::Result<Self> {
+        let mut files = PuzzleFiles {
+            sources,
+            forced,
+            column,
+            carried,
+            current: None,
+            next: 0,
+            table: false,
+        };
+        files.open_next()?;
+        files.table = files
+            .current
+            .as_ref()
+            .is_some_and(|(_, r, _)| r.format == InputFormat::Rows);
+        Ok(files)
+    }
+
+    /// Opens the next file; false when there is none.
+    fn open_next(&mut self) -> anyhow::Result<bool> {
+        self.current = None;
+        let Some(source) = self.sources.get(self.next) else {
+            return Ok(false);
+        };
+        let file = self.next;
+        self.next += 1;
+        let reader = PuzzleReader::new(source, self.forced, self.column)?;
+        let mut answer_at = None;
+        if let Some(answer_spec) = self.carried {
+            match reader.format {
+                InputFormat::Npy(_) => bail!(
+                    "{}: an npy array holds puzzles only, with no room for answers: name the \
+                     answers after it (a `solve` output, or the npy array `solve --format npy` \
+                     writes)",
+                    source.name()
+                ),
+                InputFormat::Csv(layout) => {
+                    answer_at = Some(answer_column(
+                        reader.header.as_deref(),
+                        answer_spec,
+                        source,
+                        layout.column,
+                    )?)
+                }
+                _ => {}
+            }
+            // A table's answers are read from its own column, file by file
+            // beside its puzzles: every file must be a table, or none.
+            if file > 0 && (reader.format == InputFormat::Rows) != self.table {
+                bail!(
+                    "{} is {}a Parquet table, and {} is {}: the files of one input are \
+                     read as one table, so give them one form",
+                    source.name(),
+                    if self.table { "not " } else { "" },
+                    self.sources[0].name(),
+                    if self.table { "one" } else { "not" },
+                );
+            }
+        }
+        self.current = Some((file, reader, answer_at));
+        Ok(true)
+    }
+
+    /// Passes up to `n` records to `each`, with their file's index and
+    /// answer column (a CSV carrying its answers); returns how many there
+    /// were.
+    fn read(
+        &mut self,
+        n: usize,
+        mut each: impl FnMut(usize, Option<usize>, ParsedRecord<'_>),
+    ) -> anyhow::Result<usize> {
+        let mut got = 0;
+        while got < n {
+            let Some((file, reader, answer_at)) = &mut self.current else {
+                break;
+            };
+            let (file, answer_at) = (*file, *answer_at);
+            let read = reader.read(n - got, |rec| each(file, answer_at, rec))?;
+            got += read;
+            if got < n && !self.open_next()? {
+                break;
+            }
+        }
+        Ok(got)
+    }
+}
+
+/// An answer record: the index of its file, its first line number (row
+/// index in a table), its form and its text.
+struct Answer {
+    file: usize,
+    line: u64,
+    format: AnswerFormat,
+    text: Vec<u8>,
+}
+
+/// The answer records of an input's files, one file after the other (see
+/// [`PuzzleFiles`]): an answers input, or the answer columns of tables of
+/// puzzles (`beside_puzzles`, the column named or found by its name).
+struct AnswerFiles<'a> {
+    sources: &'a [Source],
+    beside_puzzles: Option<Option<&'a ColumnSpec>>,
+    current: Option<(usize, AnswerReader<'a>)>,
+    next: usize,
+}
+
+impl<'a> AnswerFiles<'a> {
+    fn new(
+        sources: &'a [Source],
+        beside_puzzles: Option<Option<&'a ColumnSpec>>,
+    ) -> anyhow::Result<Self> {
+        let mut files = AnswerFiles {
+            sources,
+            beside_puzzles,
+            current: None,
+            next: 0,
+        };
+        files.open_next()?;
+        Ok(files)
+    }
+
+    /// Opens the next file; false when there is none.
+    fn open_next(&mut self) -> anyhow::Result<bool> {
+        self.current = None;
+        let Some(source) = self.sources.get(self.next) else {
+            return Ok(false);
+        };
+        let reader = match self.beside_puzzles {
+            Some(column) => AnswerReader::table(source, column, true)?,
+            None => AnswerReader::new(source)?,
+        };
+        self.current = Some((self.next, reader));
+        self.next += 1;
+        Ok(true)
+    }
+
+    /// The next answer record, `None` after the last file.
+    fn next(&mut self) -> anyhow::Result<Option<Answer>> {
+        loop {
+            let Some((file, reader)) = &mut self.current else {
+                return Ok(None);
+            };
+            if let Some((line, text)) = reader.next()? {
+                return Ok(Some(Answer {
+                    file: *file,
+                    line,
+                    format: reader.format(),
+                    text,
+                }));
+            }
+            if !self.open_next()? {
+                return Ok(None);
+            }
         }
     }
 }
@@ -561,75 +796,40 @@ fn answer_column(
     }
 }
 
-/// `path`, or the one data file of the folder `path` names (Spark's
-/// `coalesce(1).write` makes such a folder): verify pairs one file of
-/// puzzles with one of answers.
-fn one_file(path: &Path) -> anyhow::Result<PathBuf> {
-    let files = batchdoku::engine::input_files(path)?;
-    match &files[..] {
-        [file] => Ok(file.clone()),
-        _ => bail!(
-            "{} is a folder of {} data files, and verify reads one file of puzzles (with one of \
-             answers); write it as one file (Spark: df.coalesce(1).write), or verify each file",
-            path.display(),
-            files.len()
-        ),
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let forced = batchdoku::engine::forced_format(&args.input);
-    let puzzle_source = Source::open(&one_file(&args.puzzles)?)?;
-    let answer_source = match &args.answers {
-        Some(p) => Some(Source::open(&one_file(p)?)?),
+    // A folder (Spark's output) stands for its data files, read in order
+    // as one input.
+    let open = |path: &Path| -> anyhow::Result<Vec<Source>> {
+        input_files(path)?.iter().map(|f| Source::open(f)).collect()
+    };
+    let puzzle_sources = open(&args.puzzles)?;
+    let answer_sources = match &args.answers {
+        Some(p) => Some(open(p)?),
         None => None,
     };
-    if answer_source.as_ref().is_some_and(|a| a.name() == "-") && puzzle_source.name() == "-" {
+    if answer_sources.is_some()
+        && args.puzzles.as_os_str() == "-"
+        && args.answers.as_deref() == Some(Path::new("-"))
+    {
         bail!("standard input (-) can be named only once");
     }
-    // Regular files are mapped, and held here while their bytes are read.
-    let puzzle_map = puzzle_source.map()?;
-    let answer_map = match &answer_source {
-        Some(s) => s.map()?,
-        None => None,
-    };
-    let mut puzzles = PuzzleReader::new(
-        &puzzle_source,
-        puzzle_map.as_deref(),
-        forced,
-        args.column.as_ref(),
-    )?;
-    let mut answers = match &answer_source {
-        Some(s) => Some(AnswerReader::new(s, answer_map.as_deref())?),
-        // A table of puzzles carries its answers in a column of its own,
+    let carried = answer_sources
+        .is_none()
+        .then_some(args.answer_column.as_ref());
+    let mut puzzles = PuzzleFiles::new(&puzzle_sources, forced, args.column.as_ref(), carried)?;
+    let mut answers = match &answer_sources {
+        Some(sources) => Some(AnswerFiles::new(sources, None)?),
+        // Tables of puzzles carry their answers in a column of their own,
         // read row by row beside the puzzles.
-        None if puzzles.format == InputFormat::Rows => Some(AnswerReader::table(
-            &puzzle_source,
-            args.answer_column.as_ref(),
-            true,
+        None if puzzles.table => Some(AnswerFiles::new(
+            &puzzle_sources,
+            Some(args.answer_column.as_ref()),
         )?),
         None => None,
     };
-    if answers.is_none() && matches!(puzzles.format, InputFormat::Npy(_)) {
-        bail!(
-            "{}: an npy array holds puzzles only, with no room for answers: name the \
-             answers after it (a `solve` output, or the npy array `solve --format npy` writes)",
-            puzzle_source.name()
-        );
-    }
-    let answer_format = answers.as_ref().map_or(AnswerFormat::Line, |a| a.format());
     let separate = answers.is_some();
-    // A CSV of puzzles without a separate answers file carries its answers
-    // in a column of its own.
-    let answer_column = match (puzzles.format, separate) {
-        (InputFormat::Csv(layout), false) => Some(answer_column(
-            puzzles.header.as_deref(),
-            args.answer_column.as_ref(),
-            &puzzle_source,
-            layout.column,
-        )?),
-        _ => None,
-    };
+    let answer_names: &[Source] = answer_sources.as_deref().unwrap_or(&puzzle_sources);
 
     let pool = super::thread_pool(args.threads)?;
     let started = Instant::now();
@@ -649,13 +849,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             return None;
         }
         let mut batch: Vec<Pair> = Vec::with_capacity(BATCH);
-        let read = puzzles.read(BATCH, |p| {
+        let read = puzzles.read(BATCH, |file, answer_column, p| {
             record += 1;
             batch.push(Pair {
                 record,
+                puzzle_file: file,
                 puzzle_line: p.line,
                 puzzle: p.puzzle,
                 puzzle_raw: if separate { Vec::new() } else { p.raw.to_vec() },
+                answer_column,
                 answer: None,
             });
         });
@@ -712,8 +914,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let n = batch.len() as u64;
             for pair in batch {
                 let claim = match &pair.answer {
-                    Some((_, text)) => parse_answer(answer_format, text),
-                    None => match answer_column {
+                    Some(a) => parse_answer(a.format, &a.text),
+                    None => match pair.answer_column {
                         Some(k) => column_answer(&pair.puzzle_raw, k),
                         None => embedded_answer(&pair.puzzle_raw),
                     },
@@ -725,8 +927,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 if let Err(failure) = outcome {
                     found.push(Located {
                         record: pair.record,
+                        puzzle_file: pair.puzzle_file,
                         puzzle_line: pair.puzzle_line,
-                        answer_line: pair.answer.as_ref().map(|(l, _)| *l),
+                        answer_at: pair.answer.as_ref().map(|a| (a.file, a.line)),
                         failure,
                     });
                 }
@@ -766,17 +969,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err(Stop::Source(e)) => return Err(e),
         Err(Stop::Sink(e)) => return Err(e),
     }
-    // Bytes read from a map are trusted only if the file did not shrink
-    // under us (the fault guard would have given zeros).
-    for (map, source) in [
-        (&puzzle_map, Some(&puzzle_source)),
-        (&answer_map, answer_source.as_ref()),
-    ] {
-        if let (Some(map), Some(source)) = (map, source) {
-            map.check()
-                .with_context(|| source.described().to_string())?;
-        }
-    }
     let seconds = started.elapsed().as_secs_f64();
     let passed = checked - failures.len() as u64;
     if lines {
@@ -803,10 +995,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let list: Vec<serde_json::Value> = failures
             .iter()
             .map(|f| {
+                let (answer_file, answer_line) =
+                    f.answer_at.unwrap_or((f.puzzle_file, f.puzzle_line));
                 serde_json::json!({
                     "record": f.record,
+                    "puzzle_file": puzzle_sources[f.puzzle_file].name(),
                     "puzzle_line": f.puzzle_line,
-                    "answer_line": f.answer_line.unwrap_or(f.puzzle_line),
+                    "answer_file": answer_names[answer_file].name(),
+                    "answer_line": answer_line,
                     "reason": f.failure.to_string(),
                 })
             })
@@ -825,14 +1021,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let mut text = String::new();
         for f in failures.iter().take(SHOWN) {
-            let answer_at = match f.answer_line {
-                Some(l) => format!(", {answers_name}:{l}"),
+            let answer_at = match f.answer_at {
+                Some((file, line)) => format!(", {}:{line}", answer_names[file].name()),
                 None => String::new(),
             };
             let _ = writeln!(
                 text,
-                "record {} ({puzzles_name}:{}{answer_at}): {}",
-                f.record, f.puzzle_line, f.failure
+                "record {} ({}:{}{answer_at}): {}",
+                f.record,
+                puzzle_sources[f.puzzle_file].name(),
+                f.puzzle_line,
+                f.failure
             );
         }
         if failures.len() > SHOWN {
