@@ -555,7 +555,12 @@ impl<'a> AnswerReader<'a> {
                     let end = record_text_end(rest, csv);
                     let text = trim_line_end(&rest[..end]);
                     let line = at.line;
-                    at.line += count_newlines(&rest[..end]);
+                    // Outside CSV a record is one line, its `\n` the last byte.
+                    at.line += if csv {
+                        count_newlines(&rest[..end])
+                    } else {
+                        u64::from(rest[..end].ends_with(b"\n"))
+                    };
                     at.pos += end;
                     if !is_skipped(text) {
                         return Ok(Some((line, text.to_vec())));
