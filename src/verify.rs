@@ -221,12 +221,49 @@ pub fn embedded_answer(line: &[u8]) -> Result<Claim, BadAnswer> {
     }
 }
 
-/// Reads the answer in column `column` (from 0) of a CSV record of
-/// puzzles (`id,puzzle,solution,...`): a solution, or a status word.
-pub fn column_answer(record: &[u8], column: usize) -> Result<Claim, BadAnswer> {
-    let field = crate::input::csv_field(record, column)
-        .ok_or_else(|| BadAnswer(format!("the record has no column {}", column + 1)))?;
-    parse_answer(AnswerFormat::Line, &field)
+/// Where a CSV record of puzzles carries its answer (columns from 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnswerColumns {
+    /// The solution, or a status word when `status` is `None`.
+    pub solution: usize,
+    /// A `status` column beside the solution (a `solve` output, from the
+    /// command line or Spark's `solve_df`): the claim is the status, the
+    /// count in `count` (a `solutions` column) if any, and the solution,
+    /// empty where there is none.
+    pub status: Option<usize>,
+    pub count: Option<usize>,
+}
+
+impl AnswerColumns {
+    /// A column of solutions or status words.
+    pub fn single(solution: usize) -> AnswerColumns {
+        AnswerColumns {
+            solution,
+            status: None,
+            count: None,
+        }
+    }
+}
+
+/// Reads the answer a CSV record of puzzles carries in `columns`
+/// (`id,puzzle,solution,...`, or `puzzle,status,solutions,solution`).
+pub fn column_answer(record: &[u8], columns: AnswerColumns) -> Result<Claim, BadAnswer> {
+    let field = |k: usize| {
+        crate::input::csv_field(record, k)
+            .ok_or_else(|| BadAnswer(format!("the record has no column {}", k + 1)))
+    };
+    let Some(status) = columns.status else {
+        return parse_answer(AnswerFormat::Line, &field(columns.solution)?);
+    };
+    let text = |k: usize| field(k).map(|f| String::from_utf8_lossy(&f).into_owned());
+    Ok(Claim {
+        status: status_field(&text(status)?)?,
+        solutions: match columns.count {
+            Some(k) => count_field(&text(k)?)?,
+            None => None,
+        },
+        solution: solution_field(&text(columns.solution)?),
+    })
 }
 
 /// Why an answer is wrong.

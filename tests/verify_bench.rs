@@ -320,3 +320,57 @@ fn verify_lines_writes_one_line_per_record_in_order() {
         lines[3]
     );
 }
+
+#[test]
+fn a_csv_solve_output_verifies_by_its_status_count_and_solution_columns() {
+    // `solve --format csv` (and Spark's solve_df written as CSV) carries
+    // status, solutions and solution beside the puzzle: an invalid or
+    // malformed puzzle has no solution, and its status says why.
+    let dir = tempfile::tempdir().unwrap();
+    let good = std::fs::read_to_string(sample_path())
+        .unwrap()
+        .lines()
+        .find(|l| l.len() == 81)
+        .unwrap()
+        .to_string();
+    // Two 1s in the first row: invalid.
+    let clash = format!("11{}", &good[2..]);
+    let puzzles = write(dir.path(), "mix.txt", format!("{good}\n{clash}\n123\n"));
+    let out = dir.path().join("mix.csv");
+    batchdoku()
+        .args(["solve", "-q", "--format", "csv"])
+        .arg(&puzzles)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains(",invalid,0,,") && text.contains(",malformed,0,,"),
+        "{text}"
+    );
+    batchdoku()
+        .arg("verify")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3 passed, 0 failed"));
+    // A wrong status, or a count that contradicts it, is still caught.
+    let wrong = write(
+        dir.path(),
+        "wrong.csv",
+        text.replace(",invalid,0,", ",unsolvable,0,")
+            .replace(",malformed,0,", ",malformed,1,"),
+    );
+    batchdoku()
+        .arg("verify")
+        .arg(&wrong)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("record 2 ("))
+        .stdout(predicate::str::contains("but the answer does not say so"))
+        .stdout(predicate::str::contains("record 3 ("))
+        .stdout(predicate::str::contains(
+            "status malformed with 1 solutions",
+        ));
+}

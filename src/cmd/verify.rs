@@ -14,8 +14,8 @@ use batchdoku::mapfile::MappedFile;
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::table::{self, TableSource};
 use batchdoku::verify::{
-    check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerFormat,
-    CheckOptions, Failure,
+    check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerColumns,
+    AnswerFormat, CheckOptions, Failure,
 };
 use batchdoku::Puzzle;
 use batchdoku::SolverKind;
@@ -33,7 +33,9 @@ use std::time::Instant;
 /// record by record with PUZZLES. A folder (Spark's output) is read as its
 /// part files in order, one input; a failure names the part file. Without ANSWERS, each PUZZLES record must
 /// carry its own answer (`puzzle,solution` lines, the Kaggle CSV with a
-/// `quizzes,solutions` header, `puzzle:count:solution` lines).
+/// `quizzes,solutions` header, `puzzle:count:solution` lines, a CSV or
+/// Parquet `solve` output whose status, solutions and solution columns
+/// make the claim).
 ///
 /// Every solution must be a complete grid that obeys the rules and keeps
 /// every given (for a pencilmark puzzle: puts in each cell one of its
@@ -102,7 +104,7 @@ struct Pair {
     /// The puzzle's record text, kept when it carries its own answer, and
     /// the answer's column in a CSV record.
     puzzle_raw: Vec<u8>,
-    answer_column: Option<usize>,
+    answer_column: Option<AnswerColumns>,
     answer: Option<Answer>,
 }
 
@@ -592,7 +594,7 @@ struct PuzzleFiles<'a> {
     carried: Option<Option<&'a ColumnSpec>>,
     /// The file being read (its index in `sources`), its reader and, for
     /// a CSV carrying its answers, their column.
-    current: Option<(usize, PuzzleReader<'a>, Option<usize>)>,
+    current: Option<(usize, PuzzleReader<'a>, Option<AnswerColumns>)>,
     next: usize,
     /// The form of the first file: a table or not, the same for all.
     table: bool,
@@ -676,7 +678,7 @@ impl<'a> PuzzleFiles<'a> {
     fn read(
         &mut self,
         n: usize,
-        mut each: impl FnMut(usize, Option<usize>, ParsedRecord<'_>),
+        mut each: impl FnMut(usize, Option<AnswerColumns>, ParsedRecord<'_>),
     ) -> anyhow::Result<usize> {
         let mut got = 0;
         while got < n {
@@ -766,15 +768,28 @@ impl<'a> AnswerFiles<'a> {
 
 /// The answer column (from 0) of a CSV of puzzles: the one named by
 /// `--answer-column`, else the header's `solution`, `solutions` or
-/// `answer` column; without a header, the column after the puzzles'.
+/// `answer` column (with the `status` and `solutions` columns beside a
+/// `solution` one: a `solve` output claims statuses and counts too);
+/// without a header, the column after the puzzles'.
 fn answer_column(
     header: Option<&[u8]>,
     spec: Option<&ColumnSpec>,
     source: &Source,
     puzzle_column: usize,
-) -> anyhow::Result<usize> {
+) -> anyhow::Result<AnswerColumns> {
     let name = source.described();
-    match (spec, header) {
+    if let (None, Some(h)) = (spec, header) {
+        if let (Some(status), Some(solution)) =
+            (find_column(h, &["status"]), find_column(h, &["solution"]))
+        {
+            return Ok(AnswerColumns {
+                solution,
+                status: Some(status),
+                count: find_column(h, &["solutions"]),
+            });
+        }
+    }
+    let single = match (spec, header) {
         (Some(ColumnSpec::Number(n)), _) => Ok(n - 1),
         (Some(ColumnSpec::Name(col)), Some(h)) => {
             find_column(h, &[col.as_str()]).ok_or_else(|| {
@@ -798,7 +813,8 @@ fn answer_column(
              --answer-column N for a file without one"
         ),
         (None, None) => Ok(puzzle_column + 1),
-    }
+    };
+    single.map(AnswerColumns::single)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
