@@ -20,6 +20,8 @@ pub mod batch;
 pub mod bench;
 pub mod canon;
 pub mod classes;
+#[cfg(feature = "cli")]
+pub mod cmd;
 pub mod engine;
 pub mod generate;
 pub mod grid;

@@ -977,6 +977,26 @@ fn read<'py>(
     ))
 }
 
+// ---------------------------------------------------------------------
+// The command line
+
+/// Runs the `batchdoku` command line on `argv` (the program's name first)
+/// in this process and returns its exit code: what the `batchdoku` command
+/// installed with the package does (a usage error, `--help` and
+/// `--version` end the process there, as clap does). It is the binary's
+/// code (the library's `cmd` module), not a copy.
+#[pyfunction]
+fn run_cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
+    use std::process::ExitCode;
+    let code = py.detach(|| batchdoku::cmd::main(argv));
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    // An ExitCode does not tell its number; it compares equal to one made
+    // from it.
+    (0..=u8::MAX)
+        .find(|&n| ExitCode::from(n) == code)
+        .unwrap_or(1)
+}
+
 #[pymodule]
 fn _batchdoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve, m)?)?;
@@ -987,6 +1007,7 @@ fn _batchdoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(status_words, m)?)?;
     m.add_function(wrap_pyfunction!(rate_words, m)?)?;
+    m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

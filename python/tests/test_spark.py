@@ -2,6 +2,7 @@
 CLI as an RDD.pipe filter. Skipped, saying why, without pyspark or Java."""
 
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -144,6 +145,10 @@ def test_rdd_pipe_through_the_cli_equals_solve_on_the_file(spark, cli):
     assert len(checked) == len(pairs)
     assert [i for i, c in enumerate(checked) if c != "ok"] == [7]
     assert checked[7].startswith("wrong: ")
+    # The `batchdoku` command the package installs runs the same command
+    # line: a cluster that has the wheel has the filter.
+    installed = pathlib.Path(sys.executable).parent / "batchdoku"
+    assert spark.sparkContext.parallelize(lines, 3).pipe(f"{installed} solve -q -").collect() == want
 
 
 def test_canon_df_and_dedup_df_find_the_planted_classes(spark, cli, tmp_path, sample_lines):

@@ -1,10 +1,10 @@
 //! `batchdoku bench`: compare solver variants on datasets.
 
+use crate::bench::{check_pass, compare, timed_passes, CheckPass};
+use crate::input::{detect, records};
+use crate::solver::FastSolver;
+use crate::{Puzzle, SolverKind};
 use anyhow::{bail, Context};
-use batchdoku::bench::{check_pass, compare, timed_passes, CheckPass};
-use batchdoku::input::{detect, records};
-use batchdoku::solver::FastSolver;
-use batchdoku::{Puzzle, SolverKind};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -3,11 +3,11 @@
 use super::output::{refuse_output_as_input, Output};
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::INTERRUPTED;
+use crate::batch::{csv_field, one_line, RAW_SHOWN};
+use crate::canon::Canonicalizer;
+use crate::engine::{open_sources, Halt};
+use crate::input::records;
 use anyhow::Context;
-use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
-use batchdoku::canon::Canonicalizer;
-use batchdoku::engine::{open_sources, Halt};
-use batchdoku::input::records;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

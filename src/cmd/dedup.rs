@@ -4,12 +4,12 @@
 use super::output::{refuse_output_as_input, Output};
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::INTERRUPTED;
+use crate::batch::{csv_field, one_line};
+use crate::canon::Canonicalizer;
+use crate::classes::{ClassSet, PackedForm, Seen};
+use crate::engine::{open_sources, Halt};
+use crate::input::{records, InputFormat};
 use anyhow::Context;
-use batchdoku::batch::{csv_field, one_line};
-use batchdoku::canon::Canonicalizer;
-use batchdoku::classes::{ClassSet, PackedForm, Seen};
-use batchdoku::engine::{open_sources, Halt};
-use batchdoku::input::{records, InputFormat};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -2,10 +2,10 @@
 
 use super::output::Output;
 use super::progress::Progress;
+use crate::generate::{generate, GenerateOptions, Generated, Symmetry};
+use crate::rate::{rate, Difficulty};
+use crate::solver::FastSolver;
 use anyhow::{bail, Context};
-use batchdoku::generate::{generate, GenerateOptions, Generated, Symmetry};
-use batchdoku::rate::{rate, Difficulty};
-use batchdoku::solver::FastSolver;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,4 +1,11 @@
-//! One module per subcommand.
+//! The `batchdoku` command line: one module per subcommand, each with its
+//! own help text, over the library. Built with the `cli` feature; [`main`]
+//! serves the `batchdoku` binary and the Python package's `batchdoku`
+//! command alike.
+
+use clap::{CommandFactory, Parser, Subcommand};
+use std::ffi::OsString;
+use std::process::ExitCode;
 
 pub mod bench;
 pub mod canon;
@@ -20,15 +27,15 @@ pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 /// CSV and Parquet puzzles from `column`, warning about odd inputs on
 /// stderr unless `quiet`.
 pub fn jobs<'a>(
-    sources: &'a [batchdoku::engine::Source],
-    forced: Option<batchdoku::input::InputFormat>,
+    sources: &'a [crate::engine::Source],
+    forced: Option<crate::input::InputFormat>,
     threads: usize,
     count_lines: bool,
     to_skip: u64,
-    column: Option<batchdoku::input::ColumnSpec>,
+    column: Option<crate::input::ColumnSpec>,
     quiet: bool,
-) -> batchdoku::engine::Jobs<'a> {
-    let jobs = batchdoku::engine::Jobs::new(sources, forced, threads, count_lines, to_skip)
+) -> crate::engine::Jobs<'a> {
+    let jobs = crate::engine::Jobs::new(sources, forced, threads, count_lines, to_skip)
         .with_column(column)
         .with_stop(&INTERRUPTED);
     if quiet {
@@ -74,4 +81,60 @@ pub fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
         .num_threads(threads)
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start {threads} threads: {e}"))
+}
+
+/// High-throughput batch Sudoku engine.
+#[derive(Parser)]
+#[command(name = "batchdoku", version, about, long_about = None)]
+#[command(
+    after_help = "Exit codes: 0 success; 1 failure (I/O error, interruption, wrong answers: see each command's help); 2 usage error."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Solve(solve::Args),
+    Verify(verify::Args),
+    Bench(bench::Args),
+    Generate(generate::Args),
+    Rate(rate::Args),
+    Canon(canon::Args),
+    Dedup(dedup::Args),
+    Completions(completions::Args),
+    Man(man::Args),
+}
+
+/// Runs the command line `args` (the program's name first), as the
+/// `batchdoku` binary does: errors are printed, and the exit code returned
+/// (a usage error, `--help` and `--version` exit here, through clap).
+pub fn main<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = Cli::parse_from(args);
+    // A mapped input cut short by another program reads as zeros and is
+    // reported, instead of killing the process with SIGBUS.
+    crate::mapfile::install_fault_guard();
+    let result = match cli.command {
+        Command::Solve(args) => solve::run(args),
+        Command::Verify(args) => verify::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Generate(args) => generate::run(args),
+        Command::Rate(args) => rate::run(args),
+        Command::Canon(args) => canon::run(args),
+        Command::Dedup(args) => dedup::run(args),
+        Command::Completions(args) => completions::run(args, Cli::command()),
+        Command::Man(args) => man::run(args, Cli::command()),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("batchdoku: error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
 }

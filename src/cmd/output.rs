@@ -270,7 +270,7 @@ fn differences(was: &serde_json::Value, now: &serde_json::Value) -> Vec<String> 
 /// Refuses inputs that are the output file or its partial (reading a file
 /// while writing it, or truncating it on open, loses it).
 pub fn refuse_output_as_input(
-    sources: &[batchdoku::engine::Source],
+    sources: &[crate::engine::Source],
     output: &Path,
 ) -> anyhow::Result<()> {
     let targets = [output.to_path_buf(), partial_name(output)];
@@ -278,7 +278,7 @@ pub fn refuse_output_as_input(
         let Some(id) = std::fs::metadata(target)
             .ok()
             .as_ref()
-            .and_then(batchdoku::engine::file_id)
+            .and_then(crate::engine::file_id)
         else {
             continue;
         };

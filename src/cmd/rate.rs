@@ -3,12 +3,12 @@
 use super::output::{refuse_output_as_input, Output};
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::INTERRUPTED;
+use crate::batch::{csv_field, one_line, RAW_SHOWN};
+use crate::engine::{open_sources, Halt};
+use crate::input::records;
+use crate::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
+use crate::solver::{FastSolver, Solver};
 use anyhow::Context;
-use batchdoku::batch::{csv_field, one_line, RAW_SHOWN};
-use batchdoku::engine::{open_sources, Halt};
-use batchdoku::input::records;
-use batchdoku::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
-use batchdoku::solver::{FastSolver, Solver};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -6,9 +6,9 @@
 use super::output::Output;
 use super::progress::Progress;
 use super::INTERRUPTED;
-use batchdoku::engine::{forced_format, Halt, InputGuard, Job, Jobs, Source, INPUT_FORMS};
-use batchdoku::input::ColumnSpec;
-use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
+use crate::engine::{forced_format, Halt, InputGuard, Job, Jobs, Source, INPUT_FORMS};
+use crate::input::ColumnSpec;
+use crate::pipeline::{run_ordered, BufferPool, Stop};
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;

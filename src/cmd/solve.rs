@@ -5,17 +5,17 @@
 use super::output::{partial_name, refuse_output_as_input, Output, RecordCounter};
 use super::progress::Progress;
 use super::INTERRUPTED;
-use anyhow::{bail, Context};
-use arrow_array::RecordBatch;
-use batchdoku::batch::{
+use crate::batch::{
     kept_name, kept_names, solve_chunk, write_header, write_header_kept, ChunkJob, ChunkReport,
     KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
 };
-use batchdoku::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source, INPUT_FORMS};
-use batchdoku::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
-use batchdoku::pipeline::{run_ordered, BufferPool, Stop};
-use batchdoku::table::{results_batch, results_schema, TableError};
-use batchdoku::SolverKind;
+use crate::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source, INPUT_FORMS};
+use crate::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
+use crate::pipeline::{run_ordered, BufferPool, Stop};
+use crate::table::{results_batch, results_schema, TableError};
+use crate::SolverKind;
+use anyhow::{bail, Context};
+use arrow_array::RecordBatch;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
@@ -332,7 +332,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut statuses = match (&args.output, args.format) {
         (Some(path), OutputFormat::Npy) => {
             lock(&output)
-                .write_all(&batchdoku::npy::output_header(0))
+                .write_all(&crate::npy::output_header(0))
                 .context("cannot write the output")?;
             Some(Output::create(Some(&status_path(path)), None)?)
         }
@@ -707,7 +707,7 @@ fn patch_npy_header(output: &mut Output, rows: u64) -> anyhow::Result<()> {
         .open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
     f.seek(SeekFrom::Start(0))
-        .and_then(|_| f.write_all(&batchdoku::npy::output_header(rows)))
+        .and_then(|_| f.write_all(&crate::npy::output_header(rows)))
         .with_context(|| format!("cannot write {}", path.display()))
 }
 

@@ -2,23 +2,23 @@
 //! record is wrong and why.
 
 use super::print_stdout;
-use anyhow::{bail, Context};
-use batchdoku::engine::{input_files, Source, INPUT_FORMS};
-use batchdoku::grid::ParseError;
-use batchdoku::input::{
+use crate::engine::{input_files, Source, INPUT_FORMS};
+use crate::grid::ParseError;
+use crate::input::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
     record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
     StreamChunks, ANSWER_COLUMNS, PUZZLE_COLUMNS,
 };
-use batchdoku::mapfile::MappedFile;
-use batchdoku::pipeline::{run_ordered, Stop};
-use batchdoku::table::{self, TableSource};
-use batchdoku::verify::{
+use crate::mapfile::MappedFile;
+use crate::pipeline::{run_ordered, Stop};
+use crate::table::{self, TableSource};
+use crate::verify::{
     check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerColumns,
     AnswerFormat, CheckOptions, Failure,
 };
-use batchdoku::Puzzle;
-use batchdoku::SolverKind;
+use crate::Puzzle;
+use crate::SolverKind;
+use anyhow::{bail, Context};
 use std::fmt::Write as _;
 use std::io::Read;
 use std::ops::ControlFlow;
@@ -68,7 +68,7 @@ pub struct Args {
     pub format: String,
     /// Count at most N solutions to prove a claimed count: a claim that
     /// needs more is reported as unverifiable (a failure).
-    #[arg(long, value_name = "N", default_value_t = batchdoku::verify::MAX_COUNT)]
+    #[arg(long, value_name = "N", default_value_t = crate::verify::MAX_COUNT)]
     pub max_count: u32,
     /// The puzzle column of a CSV of puzzles: a header name, or a number
     /// from 1 (see `solve --column`).
@@ -357,7 +357,7 @@ impl<'a> AnswerReader<'a> {
         let mut npy = None;
         let mut format = AnswerFormat::Line;
         let chunks = Chunks::new(source, |top| {
-            if top.starts_with(batchdoku::npy::MAGIC) {
+            if top.starts_with(crate::npy::MAGIC) {
                 npy = Some(());
                 return Ok((Framing::Line, 0, false));
             }
@@ -490,7 +490,7 @@ impl<'a> AnswerReader<'a> {
     /// each row a grid, 0 rows where there is none, with the statuses from
     /// `ANSWERS.status` beside it when it is there.
     fn npy(source: &'a Source, map: Arc<MappedFile>) -> anyhow::Result<Self> {
-        let header = batchdoku::npy::parse_header(map.bytes())
+        let header = crate::npy::parse_header(map.bytes())
             .map_err(|e| anyhow::anyhow!("{}: {e}", source.described()))?;
         let mut status_name = std::ffi::OsString::from(source.name());
         status_name.push(".status");
@@ -818,7 +818,7 @@ fn answer_column(
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = batchdoku::engine::forced_format(&args.input);
+    let forced = crate::engine::forced_format(&args.input);
     // A folder (Spark's output) stands for its data files, read in order
     // as one input.
     let open = |path: &Path| -> anyhow::Result<Vec<Source>> {
