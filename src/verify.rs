@@ -28,24 +28,39 @@ pub struct Claim {
 pub enum AnswerFormat {
     /// A solution or a status word per line.
     Line,
-    /// `solve --format csv` rows; `with_file` when a `file` column leads.
-    Csv { with_file: bool },
+    /// CSV rows with a header naming the answer's columns: `solve --format
+    /// csv` output (`line,puzzle,status,solutions,solution,guesses`, or
+    /// `file,` before them), the same columns as Spark writes them, or a
+    /// solution column (`quizzes,solutions`).
+    Csv(AnswerColumns),
     /// `solve --format jsonl` objects.
     Jsonl,
 }
 
 /// Tells an answers file's form from its first non-comment line, and
-/// whether that line is a header to skip.
-pub fn detect_answers(first: &[u8]) -> (AnswerFormat, bool) {
+/// whether that line is a header to skip: a CSV header (two names or more,
+/// or one of `solution`, `solutions`, `answer`) gives the answer's columns
+/// ([`AnswerColumns::of_header`]); an answers CSV whose header names none
+/// is an error.
+pub fn detect_answers(first: &[u8]) -> Result<(AnswerFormat, bool), BadAnswer> {
     let t = first.trim_ascii();
-    if t.starts_with(b"line,puzzle,status") {
-        (AnswerFormat::Csv { with_file: false }, true)
-    } else if t.starts_with(b"file,line,puzzle,status") {
-        (AnswerFormat::Csv { with_file: true }, true)
-    } else if t.starts_with(b"{") {
-        (AnswerFormat::Jsonl, false)
-    } else {
-        (AnswerFormat::Line, false)
+    if t.starts_with(b"{") {
+        return Ok((AnswerFormat::Jsonl, false));
+    }
+    let one_answer_name = crate::input::ANSWER_COLUMNS
+        .iter()
+        .any(|n| t.eq_ignore_ascii_case(n.as_bytes()));
+    let header = one_answer_name || (t.contains(&b',') && crate::input::is_csv_header(t));
+    if !header {
+        return Ok((AnswerFormat::Line, false));
+    }
+    match AnswerColumns::of_header(t) {
+        Some(columns) => Ok((AnswerFormat::Csv(columns), true)),
+        None => Err(BadAnswer(format!(
+            "which column holds the answers? The header {:?} has no solution, solutions or \
+             answer column (nor status and solution, as solve writes)",
+            String::from_utf8_lossy(t)
+        ))),
     }
 }
 
@@ -130,21 +145,27 @@ pub fn parse_answer(format: AnswerFormat, text: &[u8]) -> Result<Claim, BadAnswe
                 }),
             }
         }
-        AnswerFormat::Csv { with_file } => {
+        AnswerFormat::Csv(columns) => {
             let fields = split_csv(&text);
-            let skip = usize::from(with_file);
-            // Columns kept from the input (`--keep-columns`) may follow.
-            if fields.len() < 6 + skip {
-                return Err(BadAnswer(format!(
-                    "csv row has {} fields, expected {} or more",
-                    fields.len(),
-                    6 + skip
-                )));
-            }
+            let field = |k: usize| {
+                fields.get(k).map(String::as_str).ok_or_else(|| {
+                    BadAnswer(format!(
+                        "csv row has {} fields, and the answer is in column {}",
+                        fields.len(),
+                        k + 1
+                    ))
+                })
+            };
+            let Some(status) = columns.status else {
+                return parse_answer(AnswerFormat::Line, field(columns.solution)?.as_bytes());
+            };
             Ok(Claim {
-                status: status_field(&fields[skip + 2])?,
-                solutions: count_field(&fields[skip + 3])?,
-                solution: solution_field(&fields[skip + 4]),
+                status: status_field(field(status)?)?,
+                solutions: match columns.count {
+                    Some(k) => count_field(field(k)?)?,
+                    None => None,
+                },
+                solution: solution_field(field(columns.solution)?),
             })
         }
         AnswerFormat::Jsonl => {
@@ -221,7 +242,7 @@ pub fn embedded_answer(line: &[u8]) -> Result<Claim, BadAnswer> {
     }
 }
 
-/// Where a CSV record of puzzles carries its answer (columns from 0).
+/// Where a CSV record carries its answer (columns from 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AnswerColumns {
     /// The solution, or a status word when `status` is `None`.
@@ -243,27 +264,41 @@ impl AnswerColumns {
             count: None,
         }
     }
+
+    /// The columns of `solve --format csv` output, after a `file` column
+    /// when `with_file`.
+    pub fn solve_output(with_file: bool) -> AnswerColumns {
+        let skip = usize::from(with_file);
+        AnswerColumns {
+            solution: skip + 4,
+            status: Some(skip + 2),
+            count: Some(skip + 3),
+        }
+    }
+
+    /// The answer's columns in a CSV header: `status` and `solution` (with
+    /// `solutions` as the count if there), as `solve` writes them, else the
+    /// first `solution`, `solutions` or `answer` column.
+    pub fn of_header(header: &[u8]) -> Option<AnswerColumns> {
+        use crate::input::{find_column, ANSWER_COLUMNS};
+        if let (Some(status), Some(solution)) = (
+            find_column(header, &["status"]),
+            find_column(header, &["solution"]),
+        ) {
+            return Some(AnswerColumns {
+                solution,
+                status: Some(status),
+                count: find_column(header, &["solutions"]),
+            });
+        }
+        find_column(header, &ANSWER_COLUMNS).map(AnswerColumns::single)
+    }
 }
 
 /// Reads the answer a CSV record of puzzles carries in `columns`
 /// (`id,puzzle,solution,...`, or `puzzle,status,solutions,solution`).
 pub fn column_answer(record: &[u8], columns: AnswerColumns) -> Result<Claim, BadAnswer> {
-    let field = |k: usize| {
-        crate::input::csv_field(record, k)
-            .ok_or_else(|| BadAnswer(format!("the record has no column {}", k + 1)))
-    };
-    let Some(status) = columns.status else {
-        return parse_answer(AnswerFormat::Line, &field(columns.solution)?);
-    };
-    let text = |k: usize| field(k).map(|f| String::from_utf8_lossy(&f).into_owned());
-    Ok(Claim {
-        status: status_field(&text(status)?)?,
-        solutions: match columns.count {
-            Some(k) => count_field(&text(k)?)?,
-            None => None,
-        },
-        solution: solution_field(&text(columns.solution)?),
-    })
+    parse_answer(AnswerFormat::Csv(columns), record)
 }
 
 /// Why an answer is wrong.
@@ -766,7 +801,12 @@ mod tests {
     fn counts_are_compared_exactly() {
         let (p3, s3) = puzzle_with(3);
         let (p2, s2) = puzzle_with(2);
-        let csv = |row: &str| parse_answer(AnswerFormat::Csv { with_file: false }, row.as_bytes());
+        let csv = |row: &str| {
+            parse_answer(
+                AnswerFormat::Csv(AnswerColumns::solve_output(false)),
+                row.as_bytes(),
+            )
+        };
         let claim = |row: String| csv(&row).unwrap();
         // What `solve --limit 2` and `--limit 5` write for three solutions.
         assert_eq!(
@@ -849,12 +889,20 @@ mod tests {
     #[test]
     fn answers_are_read_in_every_form() {
         let csv = format!("in.txt,7,{P},unique,1,{S},0");
-        let c = parse_answer(AnswerFormat::Csv { with_file: true }, csv.as_bytes()).unwrap();
+        let c = parse_answer(
+            AnswerFormat::Csv(AnswerColumns::solve_output(true)),
+            csv.as_bytes(),
+        )
+        .unwrap();
         assert_eq!(c.status, Some(Status::Unique));
         assert_eq!(c.solutions, Some(1));
         assert_eq!(c.solution, Some(grid(S)));
         let row = format!("3,{P},unsolvable,0,,0");
-        let c = parse_answer(AnswerFormat::Csv { with_file: false }, row.as_bytes()).unwrap();
+        let c = parse_answer(
+            AnswerFormat::Csv(AnswerColumns::solve_output(false)),
+            row.as_bytes(),
+        )
+        .unwrap();
         assert_eq!((c.status, c.solution), (Some(Status::Unsolvable), None));
         let json = format!(
             r#"{{"line":1,"puzzle":"{P}","status":"solved","solutions":1,"solution":"{S}","guesses":0}}"#
@@ -862,16 +910,51 @@ mod tests {
         let c = parse_answer(AnswerFormat::Jsonl, json.as_bytes()).unwrap();
         assert_eq!(c.solution, Some(grid(S)));
         assert!(parse_answer(AnswerFormat::Jsonl, b"{oops").is_err());
-        assert!(parse_answer(AnswerFormat::Csv { with_file: false }, b"1,2").is_err());
+        assert!(parse_answer(
+            AnswerFormat::Csv(AnswerColumns::solve_output(false)),
+            b"1,2"
+        )
+        .is_err());
+        let detect = |line: &str| detect_answers(line.as_bytes()).unwrap();
         assert_eq!(
-            detect_answers(b"line,puzzle,status,solutions,solution,guesses"),
-            (AnswerFormat::Csv { with_file: false }, true)
+            detect("line,puzzle,status,solutions,solution,guesses"),
+            (AnswerFormat::Csv(AnswerColumns::solve_output(false)), true)
         );
-        assert_eq!(detect_answers(S.as_bytes()), (AnswerFormat::Line, false));
         assert_eq!(
-            detect_answers(b"{\"line\":1}"),
-            (AnswerFormat::Jsonl, false)
+            detect("file,line,puzzle,status,solutions,solution,guesses,id"),
+            (AnswerFormat::Csv(AnswerColumns::solve_output(true)), true)
         );
+        // Spark's CSV of solve_df, and the Kaggle CSV, by their names.
+        let spark = AnswerColumns {
+            solution: 3,
+            status: Some(1),
+            count: Some(2),
+        };
+        assert_eq!(
+            detect("puzzle,status,solutions,solution,guesses"),
+            (AnswerFormat::Csv(spark), true)
+        );
+        let row = format!("{P},unsolvable,0,,0");
+        let c = parse_answer(AnswerFormat::Csv(spark), row.as_bytes()).unwrap();
+        assert_eq!((c.status, c.solution), (Some(Status::Unsolvable), None));
+        assert_eq!(
+            detect("quizzes,solutions"),
+            (AnswerFormat::Csv(AnswerColumns::single(1)), true)
+        );
+        assert_eq!(
+            detect("Solution"),
+            (AnswerFormat::Csv(AnswerColumns::single(0)), true)
+        );
+        let c = parse_answer(
+            AnswerFormat::Csv(AnswerColumns::single(1)),
+            format!("{P},{S}").as_bytes(),
+        );
+        assert_eq!(c.unwrap().solution, Some(grid(S)));
+        assert!(detect_answers(b"quizzes,difficulty").is_err());
+        // A status word alone is an answer, not a header.
+        assert_eq!(detect("unsolvable"), (AnswerFormat::Line, false));
+        assert_eq!(detect(S), (AnswerFormat::Line, false));
+        assert_eq!(detect("{\"line\":1}"), (AnswerFormat::Jsonl, false));
     }
 
     #[test]

@@ -322,7 +322,7 @@ fn verify_lines_writes_one_line_per_record_in_order() {
 }
 
 #[test]
-fn a_csv_solve_output_verifies_by_its_status_count_and_solution_columns() {
+fn csv_answers_are_read_by_the_names_of_their_columns() {
     // `solve --format csv` (and Spark's solve_df written as CSV) carries
     // status, solutions and solution beside the puzzle: an invalid or
     // malformed puzzle has no solution, and its status says why.
@@ -373,4 +373,46 @@ fn a_csv_solve_output_verifies_by_its_status_count_and_solution_columns() {
         .stdout(predicate::str::contains(
             "status malformed with 1 solutions",
         ));
+
+    // As a separate answers file, the columns are found by their names
+    // wherever they stand (Spark writes its own order), and a header that
+    // names no answer column is an error, not an answer.
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    let spark: String = rows
+        .iter()
+        .map(|r| format!("{},{},{},{}\n", r[3], r[1], r[4], r[2]))
+        .collect();
+    assert!(
+        spark.starts_with("solutions,puzzle,solution,status\n"),
+        "{spark}"
+    );
+    let spark = write(dir.path(), "spark.csv", spark);
+    batchdoku()
+        .arg("verify")
+        .arg(&puzzles)
+        .arg(&spark)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3 passed, 0 failed"));
+    let kaggle = write(
+        dir.path(),
+        "kaggle.csv",
+        format!("quizzes,solutions\n{good},{}\n", rows[1][4]),
+    );
+    let first = write(dir.path(), "first.txt", format!("{good}\n"));
+    batchdoku()
+        .arg("verify")
+        .arg(&first)
+        .arg(&kaggle)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 passed, 0 failed"));
+    let nameless = write(dir.path(), "nameless.csv", "quizzes,rating\nx,1\n");
+    batchdoku()
+        .arg("verify")
+        .arg(&first)
+        .arg(&nameless)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("which column holds the answers?"));
 }

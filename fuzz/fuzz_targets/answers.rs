@@ -6,7 +6,9 @@
 
 use batchdoku::batch::Status;
 use batchdoku::solver::{MrvSolver, Solver};
-use batchdoku::verify::{check, embedded_answer, parse_answer, AnswerFormat, CheckOptions};
+use batchdoku::verify::{
+    check, embedded_answer, parse_answer, AnswerColumns, AnswerFormat, CheckOptions,
+};
 use batchdoku::{Grid, Puzzle};
 use libfuzzer_sys::fuzz_target;
 
@@ -27,8 +29,8 @@ fuzz_target!(|data: &[u8]| {
     let puzzle = Grid::parse_line(&puzzle_text.as_bytes()[..81]);
     let claims = [
         parse_answer(AnswerFormat::Line, text),
-        parse_answer(AnswerFormat::Csv { with_file: false }, text),
-        parse_answer(AnswerFormat::Csv { with_file: true }, text),
+        parse_answer(AnswerFormat::Csv(AnswerColumns::solve_output(false)), text),
+        parse_answer(AnswerFormat::Csv(AnswerColumns::solve_output(true)), text),
         parse_answer(AnswerFormat::Jsonl, text),
         embedded_answer(&[&puzzle_text.as_bytes()[..81], text].concat()),
     ];

@@ -29,8 +29,9 @@ use std::time::Instant;
 
 /// Check a file of answers against its puzzles.
 ///
-/// ANSWERS may be in any form `solve` writes (line, csv or jsonl), paired
-/// record by record with PUZZLES. A folder (Spark's output) is read as its
+/// ANSWERS may be in any form `solve` writes (line, csv or jsonl), or a CSV
+/// whose header names a solution column (or status and solution columns,
+/// in any order), paired record by record with PUZZLES. A folder (Spark's output) is read as its
 /// part files in order, one input; a failure names the part file. Without ANSWERS, each PUZZLES record must
 /// carry its own answer (`puzzle,solution` lines, the Kaggle CSV with a
 /// `quizzes,solutions` header, `puzzle:count:solution` lines, a CSV or
@@ -367,7 +368,8 @@ impl<'a> AnswerReader<'a> {
                 let end = record_text_end(&top[pos..], false);
                 let line = trim_line_end(&top[pos..pos + end]);
                 if !is_skipped(line) {
-                    let (f, header) = detect_answers(line);
+                    let (f, header) = detect_answers(line)
+                        .map_err(|e| anyhow::anyhow!("{}: {}", source.described(), e.0))?;
                     format = f;
                     let framing = match f {
                         AnswerFormat::Csv { .. } => Framing::Csv,
@@ -779,14 +781,9 @@ fn answer_column(
 ) -> anyhow::Result<AnswerColumns> {
     let name = source.described();
     if let (None, Some(h)) = (spec, header) {
-        if let (Some(status), Some(solution)) =
-            (find_column(h, &["status"]), find_column(h, &["solution"]))
-        {
-            return Ok(AnswerColumns {
-                solution,
-                status: Some(status),
-                count: find_column(h, &["solutions"]),
-            });
+        // `status` and `solution` columns: a solve output's claim.
+        if let Some(columns) = AnswerColumns::of_header(h).filter(|c| c.status.is_some()) {
+            return Ok(columns);
         }
     }
     let single = match (spec, header) {
