@@ -389,8 +389,11 @@ def generate_df(
     it. Each partition makes its own range of indexes.
 
     With ``difficulty``, puzzle ``i`` is the ``i``-th candidate of that
-    class, so each partition also makes (and rates) the candidates before
-    its range: the work grows with the number of partitions.
+    class: the candidates are first rated in rounds of Spark jobs, each
+    task rating its own range of them (run here, when this is called),
+    until ``n`` are found; the DataFrame then makes just those. Asking for
+    more than the candidates allowed hold (2000 per puzzle, as on the
+    command line) raises ValueError, as :func:`batchdoku.generate` does.
     """
     for name, value in (("n", n), ("seed", seed)):
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**64:
@@ -402,30 +405,89 @@ def generate_df(
     # Options are checked once here, not in every task.
     batchdoku.generate(0, seed=seed, minimal=minimal, min_clues=min_clues, symmetry=symmetry, difficulty=difficulty)
     ddl = "index long, puzzle string" + (", solution string" if with_solution else "")
+    _local_workers_run_this_python(spark)
+    options = (bool(minimal), int(min_clues or 0), symmetry)
+    # With a difficulty, the candidates kept (an index each), found first.
+    kept = None if difficulty is None else _candidates_of_class(spark, n, seed, parts, options, difficulty)
 
     def run(batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
+
+        from batchdoku import _batchdoku
 
         threads = task_threads()
         for b in batches:
             for part in b.column(0).to_pylist():
                 start, end = part * n // parts, (part + 1) * n // parts
-                g = batchdoku.generate(
-                    end - start,
-                    seed=seed,
-                    start=start,
-                    minimal=minimal,
-                    min_clues=min_clues,
-                    symmetry=symmetry,
-                    difficulty=difficulty,
-                    with_solution=True,
-                    threads=threads,
-                )
-                cols = [pa.array(np.arange(start, end, dtype=np.int64)), pa.array(g.puzzles, pa.string())]
+                if kept is None:
+                    g = batchdoku.generate(
+                        end - start,
+                        seed=seed,
+                        start=start,
+                        minimal=minimal,
+                        min_clues=min_clues,
+                        symmetry=symmetry,
+                        with_solution=True,
+                        threads=threads,
+                    )
+                    puzzles, solutions = g.puzzles, g.solutions
+                else:
+                    puzzles, solutions = _batchdoku.generate_at(seed, kept[start:end].tolist(), *options, threads)
+                cols = [pa.array(np.arange(start, end, dtype=np.int64)), pa.array(puzzles, pa.string())]
                 if with_solution:
-                    cols.append(pa.array(g.solutions, pa.string()))
+                    cols.append(pa.array(solutions, pa.string()))
                 yield pa.RecordBatch.from_arrays(cols, names=["index", "puzzle"] + (["solution"] if with_solution else []))
 
     ids = spark.range(0, parts, 1, numPartitions=parts).withColumnRenamed("id", "part")
-    _local_workers_run_this_python(spark)
     return ids.mapInArrow(run, ddl)
+
+
+def _candidates_of_class(spark: Any, n: int, seed: int, parts: int, options: tuple, difficulty: str) -> np.ndarray:
+    """The indexes of the first `n` candidates of the run seeded with
+    `seed` whose puzzles rate as `difficulty`, in order: the candidates are
+    rated by Spark jobs, each of `parts` tasks taking its own range of a
+    round, the rounds sized by the rate found so far, until `n` are found
+    or the command line's limit of candidates (2000 per puzzle) is
+    reached. The command line and :func:`batchdoku.generate` scan the same
+    candidates one after the other, so the ones kept are the same."""
+    from batchdoku import _batchdoku
+
+    most = n * _batchdoku.TRIES_PER_PUZZLE
+    found: list = []
+    scanned = 0
+    while sum(len(f) for f in found) < n and scanned < most:
+        have = sum(len(f) for f in found)
+        if have:
+            # What the rate so far says is left, and a quarter more.
+            size = -(-(n - have) * scanned * 5 // (have * 4))
+        else:
+            size = max(2 * scanned, n, parts * 64)
+        size = min(max(size, parts * 16), most - scanned)
+        tasks = min(parts, size)
+        bounds = [scanned + t * size // tasks for t in range(tasks + 1)]
+
+        def scan(batches: Iterator[Any], bounds: list = bounds) -> Iterator[Any]:
+            import pyarrow as pa
+
+            from batchdoku import _batchdoku
+
+            threads = task_threads()
+            for b in batches:
+                for t in b.column(0).to_pylist():
+                    hits = _batchdoku.generate_matches(seed, bounds[t], bounds[t + 1], *options, difficulty, threads)
+                    # One row per task: the indexes packed, few rows to collect.
+                    yield pa.RecordBatch.from_arrays(
+                        [pa.array([t], pa.int64()), pa.array([np.asarray(hits, dtype=np.int64).tobytes()], pa.binary())],
+                        names=["task", "hits"],
+                    )
+
+        rows = spark.range(0, tasks, 1, numPartitions=tasks).mapInArrow(scan, "task long, hits binary").collect()
+        for row in sorted(rows, key=lambda r: r["task"]):
+            found.append(np.frombuffer(row["hits"], dtype=np.int64))
+        scanned += size
+    kept = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+    if len(kept) < n:
+        raise ValueError(
+            f"difficulty {difficulty}: found only {len(kept)} of {n} puzzles in {scanned} candidates; relax the other options or ask for fewer"
+        )
+    return kept[:n]

@@ -763,6 +763,94 @@ const ROUND: u64 = 1024;
 /// (as `batchdoku generate --difficulty` does).
 const TRIES_PER_PUZZLE: u64 = 2000;
 
+/// The generator's options, checked.
+fn generate_options(minimal: bool, min_clues: usize, symmetry: &str) -> PyResult<GenerateOptions> {
+    let symmetry: Symmetry = symmetry
+        .parse()
+        .map_err(|e: String| PyValueError::new_err(format!("symmetry: {e}")))?;
+    Ok(GenerateOptions {
+        minimal,
+        min_clues,
+        symmetry,
+    })
+}
+
+fn difficulty_named(word: &str) -> PyResult<Difficulty> {
+    word.parse()
+        .map_err(|e: String| PyValueError::new_err(format!("difficulty: {e}")))
+}
+
+/// Of candidates `start..end` of the run seeded with `seed`, the indexes
+/// of those whose puzzles rate as `difficulty`, in order: a slice of the
+/// scan `generate` makes with a difficulty, for `generate_df` to spread
+/// over a cluster (it then makes the puzzles kept with `generate_at`).
+#[pyfunction]
+#[pyo3(signature = (seed, start, end, minimal, min_clues, symmetry, difficulty, threads))]
+#[allow(clippy::too_many_arguments)]
+fn generate_matches(
+    py: Python<'_>,
+    seed: u64,
+    start: u64,
+    end: u64,
+    minimal: bool,
+    min_clues: usize,
+    symmetry: &str,
+    difficulty: &str,
+    threads: usize,
+) -> PyResult<Vec<u64>> {
+    let options = generate_options(minimal, min_clues, symmetry)?;
+    let want = difficulty_named(difficulty)?;
+    let pool = pool(threads)?;
+    let found = run(py, Some(&pool), || {
+        (start..end.max(start))
+            .into_par_iter()
+            .map_init(FastSolver::new, |solver, i| {
+                if STOP.load(Ordering::Relaxed) {
+                    return Err(());
+                }
+                let g = generate_one(seed, i, options);
+                Ok((rate_one(solver, &g.puzzle.into()).difficulty == want).then_some(i))
+            })
+            .collect::<Result<Vec<Option<u64>>, ()>>()
+    })?;
+    match found {
+        Ok(found) => Ok(found.into_iter().flatten().collect()),
+        Err(()) => Err(stopped_error()),
+    }
+}
+
+/// The puzzles and solutions of candidates `indexes` of the run seeded
+/// with `seed` (each made alone: candidate `i` is line `i + 1` of
+/// `batchdoku generate` without a difficulty).
+#[pyfunction]
+#[pyo3(signature = (seed, indexes, minimal, min_clues, symmetry, threads))]
+fn generate_at(
+    py: Python<'_>,
+    seed: u64,
+    indexes: Vec<u64>,
+    minimal: bool,
+    min_clues: usize,
+    symmetry: &str,
+    threads: usize,
+) -> PyResult<(Vec<String>, Vec<String>)> {
+    let options = generate_options(minimal, min_clues, symmetry)?;
+    let pool = pool(threads)?;
+    let made = run(py, Some(&pool), || {
+        indexes
+            .par_iter()
+            .map(|&i| {
+                if STOP.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let g = generate_one(seed, i, options);
+                Some((g.puzzle.to_line(), g.solution.to_line()))
+            })
+            .collect::<Option<Vec<(String, String)>>>()
+    })?;
+    made.map(|m| m.into_iter().unzip())
+        .ok_or_else(stopped_error)
+}
+
 /// Puzzles `start..start + n` of the run seeded with `seed`: exactly lines
 /// `start + 1..` of `batchdoku generate -n N --seed SEED` with the same
 /// options. With a difficulty, the CLI keeps candidates of that class in
@@ -781,20 +869,10 @@ fn generate(
     difficulty: Option<&str>,
     threads: usize,
 ) -> PyResult<(Vec<String>, Vec<String>)> {
-    let symmetry: Symmetry = symmetry
-        .parse()
-        .map_err(|e: String| PyValueError::new_err(format!("symmetry: {e}")))?;
-    let difficulty: Option<Difficulty> = match difficulty {
-        Some(d) => Some(
-            d.parse()
-                .map_err(|e: String| PyValueError::new_err(format!("difficulty: {e}")))?,
-        ),
+    let options = generate_options(minimal, min_clues, symmetry)?;
+    let difficulty = match difficulty {
+        Some(d) => Some(difficulty_named(d)?),
         None => None,
-    };
-    let options = GenerateOptions {
-        minimal,
-        min_clues,
-        symmetry,
     };
     let pool = pool(threads)?;
     let made = run(py, Some(&pool), || -> Result<Vec<(Grid, Grid)>, String> {
@@ -1008,6 +1086,9 @@ fn _batchdoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(status_words, m)?)?;
     m.add_function(wrap_pyfunction!(rate_words, m)?)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_matches, m)?)?;
+    m.add_function(wrap_pyfunction!(generate_at, m)?)?;
+    m.add("TRIES_PER_PUZZLE", TRIES_PER_PUZZLE)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

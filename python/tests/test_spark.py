@@ -114,6 +114,26 @@ def test_generate_df_equals_the_cli_whatever_the_partitions(spark, cli, partitio
     assert [f"{r.puzzle},{r.solution}" for r in rows] == want
 
 
+@pytest.mark.parametrize("partitions", [1, 3])
+def test_generate_df_with_a_difficulty_equals_the_cli(spark, cli, partitions):
+    # The candidates are rated by rounds of jobs, each task its own range,
+    # then only the kept ones are made: the same puzzles as the command's
+    # one scan, whatever the partitions.
+    n = 40
+    want = run_cli(cli, "generate", "-q", "-n", str(n), "--seed", "5", "--minimal", "--difficulty", "medium", "--with-solution").splitlines()
+    df = generate_df(spark, n, seed=5, partitions=partitions, minimal=True, difficulty="medium", with_solution=True)
+    rows = sorted(df.collect(), key=lambda r: r["index"])
+    assert [f"{r.puzzle},{r.solution}" for r in rows] == want
+    assert batchdoku.rate([r.puzzle for r in rows]).difficulty.tolist() == ["medium"] * n
+    # A class the options cannot reach: the same error as batchdoku.generate.
+    with pytest.raises(ValueError) as python:
+        batchdoku.generate(1, seed=5, min_clues=40, difficulty="extreme")
+    with pytest.raises(ValueError) as spark_error:
+        generate_df(spark, 1, seed=5, partitions=partitions, min_clues=40, difficulty="extreme")
+    assert str(spark_error.value) == str(python.value)
+    assert "found only 0 of 1 puzzles in 2000 candidates" in str(python.value)
+
+
 def test_a_kaggle_csv_round_trip_through_parquet(spark, tmp_path, sample_lines):
     lines = sample_lines[:100]
     solutions = batchdoku.solve(lines).solution_strings()
