@@ -7,6 +7,7 @@
 //! reproducible whatever the number of threads.
 
 use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+use crate::rate::{rate, Difficulty};
 use crate::solver::{FastSolver, Solver};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -277,6 +278,31 @@ fn small_unavoidable_sets(solution: &Grid) -> Vec<u128> {
         }
     }
     found
+}
+
+/// With a difficulty, candidates tried per puzzle asked before giving up
+/// (`generate --difficulty` and the Python package stop there).
+pub const TRIES_PER_PUZZLE: u64 = 2000;
+
+/// The candidates among `range` of the run seeded with `seed` whose
+/// puzzles rate as `class`, in order, each with its index: the scan behind
+/// `generate --difficulty`, whose `i`-th puzzle is the `i`-th candidate of
+/// its class. Runs on the current rayon pool.
+pub fn candidates_of_class(
+    seed: u64,
+    range: std::ops::Range<u64>,
+    options: GenerateOptions,
+    class: Difficulty,
+) -> Vec<(u64, Generated)> {
+    use rayon::prelude::*;
+    let rated: Vec<Option<(u64, Generated)>> = range
+        .into_par_iter()
+        .map_init(FastSolver::new, |solver, i| {
+            let g = generate(seed, i, options);
+            (rate(solver, &g.puzzle.into()).difficulty == class).then_some((i, g))
+        })
+        .collect();
+    rated.into_iter().flatten().collect()
 }
 
 /// Puzzle number `index` of the run seeded with `seed`.

@@ -7,7 +7,9 @@
 use batchdoku::batch::{solve_puzzle, Status};
 use batchdoku::canon::Canonicalizer;
 use batchdoku::engine::{forced_format, open_sources, Job};
-use batchdoku::generate::{generate as generate_one, GenerateOptions, Symmetry};
+use batchdoku::generate::{
+    candidates_of_class, generate as generate_one, GenerateOptions, Symmetry, TRIES_PER_PUZZLE,
+};
 use batchdoku::grid::{Grid, ParseError, CELLS};
 use batchdoku::input::records;
 use batchdoku::npy::Dtype;
@@ -757,11 +759,9 @@ fn rate_words() -> (Vec<&'static str>, Vec<&'static str>) {
     (inf, dif)
 }
 
-/// Candidates made per parallel round when filtering by difficulty.
+/// Candidates rated per parallel round when filtering by difficulty
+/// (Ctrl-C is looked for between rounds).
 const ROUND: u64 = 1024;
-/// With a difficulty: give up after this many candidates per puzzle asked
-/// (as `batchdoku generate --difficulty` does).
-const TRIES_PER_PUZZLE: u64 = 2000;
 
 /// The generator's options, checked.
 fn generate_options(minimal: bool, min_clues: usize, symmetry: &str) -> PyResult<GenerateOptions> {
@@ -802,21 +802,20 @@ fn generate_matches(
     let want = difficulty_named(difficulty)?;
     let pool = pool(threads)?;
     let found = run(py, Some(&pool), || {
-        (start..end.max(start))
-            .into_par_iter()
-            .map_init(FastSolver::new, |solver, i| {
-                if STOP.load(Ordering::Relaxed) {
-                    return Err(());
-                }
-                let g = generate_one(seed, i, options);
-                Ok((rate_one(solver, &g.puzzle.into()).difficulty == want).then_some(i))
-            })
-            .collect::<Result<Vec<Option<u64>>, ()>>()
+        let mut found = Vec::new();
+        let mut next = start;
+        while next < end {
+            if STOP.load(Ordering::Relaxed) {
+                return None;
+            }
+            let round_end = end.min(next + 16 * ROUND);
+            let kept = candidates_of_class(seed, next..round_end, options, want);
+            found.extend(kept.into_iter().map(|(i, _)| i));
+            next = round_end;
+        }
+        Some(found)
     })?;
-    match found {
-        Ok(found) => Ok(found.into_iter().flatten().collect()),
-        Err(()) => Err(stopped_error()),
-    }
+    found.ok_or_else(stopped_error)
 }
 
 /// The puzzles and solutions of candidates `indexes` of the run seeded
@@ -903,27 +902,16 @@ fn generate(
                         return Err("stopped".into());
                     }
                     let end = (next + ROUND).min(most);
-                    let round: Vec<(Grid, Grid, Difficulty)> = (next..end)
-                        .into_par_iter()
-                        .map_init(FastSolver::new, |solver, i| {
-                            let g = generate_one(seed, i, options);
-                            (
-                                g.puzzle,
-                                g.solution,
-                                rate_one(solver, &g.puzzle.into()).difficulty,
-                            )
-                        })
-                        .collect();
-                    next = end;
-                    for (p, s, d) in round {
-                        if d != want || seen >= wanted {
-                            continue;
+                    for (_, g) in candidates_of_class(seed, next..end, options, want) {
+                        if seen >= wanted {
+                            break;
                         }
                         if seen >= start {
-                            kept.push((p, s));
+                            kept.push((g.puzzle, g.solution));
                         }
                         seen += 1;
                     }
+                    next = end;
                 }
                 if seen < wanted {
                     return Err(format!(

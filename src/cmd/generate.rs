@@ -2,9 +2,10 @@
 
 use super::output::Output;
 use super::progress::Progress;
-use crate::generate::{generate, GenerateOptions, Generated, Symmetry};
-use crate::rate::{rate, Difficulty};
-use crate::solver::FastSolver;
+use crate::generate::{
+    candidates_of_class, generate, GenerateOptions, Generated, Symmetry, TRIES_PER_PUZZLE,
+};
+use crate::rate::Difficulty;
 use anyhow::{bail, Context};
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -75,8 +76,6 @@ fn parse_difficulty(s: &str) -> Result<Difficulty, String> {
 
 /// Candidates generated per parallel batch before writing.
 const BATCH: u64 = 1024;
-/// With --difficulty: give up after this many candidates per puzzle asked.
-const TRIES_PER_PUZZLE: u64 = 2000;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(clock_seed);
@@ -108,28 +107,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(_) => BATCH,
         };
         let end = (next_index + size).min(max_index);
-        let batch: Vec<(Generated, Option<Difficulty>)> = pool.install(|| {
-            (next_index..end)
+        let batch: Vec<Generated> = pool.install(|| match args.difficulty {
+            None => (next_index..end)
                 .into_par_iter()
-                .map_init(FastSolver::new, |solver, i| {
-                    let g = generate(seed, i, options);
-                    let class = args
-                        .difficulty
-                        .map(|_| rate(solver, &g.puzzle.into()).difficulty);
-                    (g, class)
-                })
-                .collect()
+                .map(|i| generate(seed, i, options))
+                .collect(),
+            Some(class) => candidates_of_class(seed, next_index..end, options, class)
+                .into_iter()
+                .map(|(_, g)| g)
+                .collect(),
         });
         next_index = end;
         let mut text = String::with_capacity(batch.len() * 164);
-        for (g, class) in batch {
+        for g in batch {
             if written == args.count {
                 break;
-            }
-            if let (Some(want), Some(got)) = (args.difficulty, class) {
-                if want != got {
-                    continue;
-                }
             }
             clue_histogram[g.puzzle.clue_count()] += 1;
             text.push_str(&g.puzzle.to_line());
