@@ -21,6 +21,12 @@ innermost frame that names one).
 With --scale 1,10,40, the solve comparison again on the 17_clue file that
 many times over: how the ratio moves with the job's size (Spark's fixed
 cost per job against the rate of its pipeline).
+
+With --difficulty hard (and --difficulty-n N, 20,000 by default),
+`generate_df(spark, N, seed, minimal=True, difficulty=...)` written as
+Parquet on 2 and 8 partitions against `batchdoku generate --difficulty`:
+the class scan is spread over the tasks, so the partitions should not
+multiply the work.
 """
 
 import argparse
@@ -45,6 +51,8 @@ def main() -> None:
     ap.add_argument("--generate", type=int, default=200_000)
     ap.add_argument("--breakdown", action="store_true", help="where the solve job's CPU goes (see above)")
     ap.add_argument("--scale", default="", help="comma-separated copies of 17_clue to solve as well, e.g. 1,10,40")
+    ap.add_argument("--difficulty", default="", help="also time generate_df with this difficulty (see above)")
+    ap.add_argument("--difficulty-n", type=int, default=20_000)
     args = ap.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -114,6 +122,8 @@ def main() -> None:
     if args.scale:
         df.unpersist()
         scale(spark, args, lines, tmp)
+    if args.difficulty:
+        by_difficulty(spark, args, tmp)
     spark.stop()
 
 
@@ -161,6 +171,38 @@ def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
         print(f"| {copies} | {n:,} | {df.rdd.getNumPartitions()} | {a:.2f} s | {b:.2f} s | {ratio:.2f}x |")
         df.unpersist()
         path.unlink()
+
+
+def by_difficulty(spark, args, tmp: pathlib.Path) -> None:
+    """generate_df with a difficulty on 2 and 8 partitions against the
+    command, and the rows checked equal to its lines."""
+    from batchdoku.spark import generate_df
+
+    n, cls = args.difficulty_n, args.difficulty
+    out, text = tmp / "class.parquet", tmp / "class.txt"
+
+    def cli_generate():
+        t = time.perf_counter()
+        subprocess.run(
+            [args.cli, "generate", "-q", "-n", str(n), "--seed", "7", "--minimal", "--difficulty", cls, "-j", "2", "-o", str(text)],
+            check=True,
+        )
+        return time.perf_counter() - t
+
+    print(f"\n| generate_df --minimal --difficulty {cls} ({n:,} puzzles) | Spark job | `batchdoku generate -j 2` | rate vs CLI |")
+    print("|---|---:|---:|---:|")
+    for parts in (2, 8):
+
+        def spark_generate():
+            shutil.rmtree(out, ignore_errors=True)
+            t = time.perf_counter()
+            generate_df(spark, n, seed=7, minimal=True, difficulty=cls, partitions=parts).write.parquet(str(out))
+            return time.perf_counter() - t
+
+        a, b, ratio = alternate(spark_generate, cli_generate, args.runs)
+        got = spark.read.parquet(str(out)).orderBy("index").select("puzzle").collect()
+        assert [r.puzzle for r in got] == text.read_text().split()
+        print(f"| {parts} partitions | {a:.2f} s | {b:.2f} s | {ratio:.2f}x |")
 
 
 def cpu_seconds(pid: int, with_children: bool = False) -> float:
