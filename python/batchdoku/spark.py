@@ -454,9 +454,8 @@ def _candidates_of_class(spark: Any, n: int, seed: int, parts: int, options: tup
 
     most = n * _batchdoku.TRIES_PER_PUZZLE
     found: list = []
-    scanned = 0
-    while sum(len(f) for f in found) < n and scanned < most:
-        have = sum(len(f) for f in found)
+    have = scanned = 0  # candidates of the class found, candidates rated
+    while have < n and scanned < most:
         if have:
             # What the rate so far says is left, and a quarter more.
             size = -(-(n - have) * scanned * 5 // (have * 4))
@@ -484,6 +483,7 @@ def _candidates_of_class(spark: Any, n: int, seed: int, parts: int, options: tup
         rows = spark.range(0, tasks, 1, numPartitions=tasks).mapInArrow(scan, "task long, hits binary").collect()
         for row in sorted(rows, key=lambda r: r["task"]):
             found.append(np.frombuffer(row["hits"], dtype=np.int64))
+            have += len(found[-1])
         scanned += size
     kept = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     if len(kept) < n:

@@ -835,19 +835,33 @@ fn generate_at(
     let options = generate_options(minimal, min_clues, symmetry)?;
     let pool = pool(threads)?;
     let made = run(py, Some(&pool), || {
-        indexes
-            .par_iter()
-            .map(|&i| {
-                if STOP.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let g = generate_one(seed, i, options);
-                Some((g.puzzle.to_line(), g.solution.to_line()))
-            })
-            .collect::<Option<Vec<(String, String)>>>()
+        make_candidates(seed, indexes.par_iter().copied(), options)
     })?;
-    made.map(|m| m.into_iter().unzip())
-        .ok_or_else(stopped_error)
+    made.map(|m| {
+        m.into_iter()
+            .map(|(p, s)| (p.to_line(), s.to_line()))
+            .unzip()
+    })
+    .ok_or_else(stopped_error)
+}
+
+/// Candidates `indexes` of the run seeded with `seed`, each made alone
+/// (puzzle and solution), in parallel and in order; None when Ctrl-C
+/// stopped the run.
+fn make_candidates(
+    seed: u64,
+    indexes: impl ParallelIterator<Item = u64>,
+    options: GenerateOptions,
+) -> Option<Vec<(Grid, Grid)>> {
+    indexes
+        .map(|i| {
+            if STOP.load(Ordering::Relaxed) {
+                return None;
+            }
+            let g = generate_one(seed, i, options);
+            Some((g.puzzle, g.solution))
+        })
+        .collect()
 }
 
 /// Puzzles `start..start + n` of the run seeded with `seed`: exactly lines
@@ -876,21 +890,8 @@ fn generate(
     let pool = pool(threads)?;
     let made = run(py, Some(&pool), || -> Result<Vec<(Grid, Grid)>, String> {
         match difficulty {
-            None => {
-                let out: Vec<Option<(Grid, Grid)>> = (start..start + n)
-                    .into_par_iter()
-                    .map(|i| {
-                        if STOP.load(Ordering::Relaxed) {
-                            return None;
-                        }
-                        let g = generate_one(seed, i, options);
-                        Some((g.puzzle, g.solution))
-                    })
-                    .collect();
-                out.into_iter()
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| "stopped".into())
-            }
+            None => make_candidates(seed, (start..start + n).into_par_iter(), options)
+                .ok_or_else(|| "stopped".into()),
             Some(want) => {
                 let wanted = start + n;
                 let most = wanted.saturating_mul(TRIES_PER_PUZZLE);
