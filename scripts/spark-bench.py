@@ -22,6 +22,14 @@ With --scale 1,10,40, the solve comparison again on the 17_clue file that
 many times over: how the ratio moves with the job's size (Spark's fixed
 cost per job against the rate of its pipeline).
 
+With --floor, Spark's own part of the solve job, without the engine:
+the cached input written as it is, through an identity `mapInArrow`, and
+through a `mapInArrow` that returns `solve_df`'s columns with the puzzle
+copied into `solution` (unique 81-character strings, as real solutions
+are) and constants in the others; each against `solve_df` and the command
+in the same alternation. The 0.5x target needs the whole job within twice
+the command's time, so this says what is left of that for the engine.
+
 With --difficulty hard (and --difficulty-n N, 20,000 by default),
 `generate_df(spark, N, seed, minimal=True, difficulty=...)` written as
 Parquet on 2 and 8 partitions against `batchdoku generate --difficulty`:
@@ -51,6 +59,7 @@ def main() -> None:
     ap.add_argument("--generate", type=int, default=200_000)
     ap.add_argument("--breakdown", action="store_true", help="where the solve job's CPU goes (see above)")
     ap.add_argument("--scale", default="", help="comma-separated copies of 17_clue to solve as well, e.g. 1,10,40")
+    ap.add_argument("--floor", action="store_true", help="Spark's part of the solve job without the engine (see above)")
     ap.add_argument("--difficulty", default="", help="also time generate_df with this difficulty (see above)")
     ap.add_argument("--difficulty-n", type=int, default=20_000)
     args = ap.parse_args()
@@ -119,6 +128,8 @@ def main() -> None:
         print(f"| {name} | {a:.2f} s ({count / a:,.0f}/s) | {b:.2f} s ({count / b:,.0f}/s) | {ratio:.2f}x |")
     if args.breakdown:
         breakdown(spark, spark_solve, cli_solve, tmp)
+    if args.floor:
+        floor(df, spark_solve, cli_solve, args.runs, tmp)
     if args.scale:
         df.unpersist()
         scale(spark, args, lines, tmp)
@@ -156,6 +167,62 @@ def alternate(a_f, b_f, runs: int) -> tuple:
         a.append(a_f())
         b.append(b_f())
     return statistics.median(a), statistics.median(b), statistics.median(y / x for x, y in zip(a, b))
+
+
+def floor(df, spark_solve, cli_solve, runs: int, tmp: pathlib.Path) -> None:
+    """Spark's part of the solve job without the engine (see --floor),
+    alternated with solve_df and the command, warmed up first."""
+
+    def identity(batches):
+        yield from batches
+
+    def shaped(batches):
+        # solve_df's output without solving: the puzzle stands in for the
+        # solution (unique strings of the same length, so Parquet encodes
+        # and compares as much), constants for the rest.
+        import pyarrow as pa
+
+        for b in batches:
+            n, puzzle = b.num_rows, b.column(0)
+            yield pa.RecordBatch.from_arrays(
+                [puzzle, pa.array(["solved"] * n), pa.array([1] * n, pa.int32()), puzzle, pa.array([0] * n, pa.int64())],
+                names=["puzzle", "status", "solutions", "solution", "guesses"],
+            )
+
+    shape = "puzzle string, status string, solutions int, solution string, guesses long"
+    plans = {
+        "the input written as it is": lambda: df,
+        "through an identity `mapInArrow`": lambda: df.mapInArrow(identity, "puzzle string"),
+        "`solve_df`'s columns, no engine": lambda: df.mapInArrow(shaped, shape),
+    }
+
+    def job(plan):
+        def run():
+            out = tmp / "floor.parquet"
+            shutil.rmtree(out, ignore_errors=True)
+            t = time.perf_counter()
+            plan().write.parquet(str(out))
+            return time.perf_counter() - t
+
+        return run
+
+    timed = [(name, job(plan)) for name, plan in plans.items()]
+    timed += [("`solve_df`", spark_solve), ("`batchdoku solve -j 2` (whole process)", cli_solve)]
+    for _, f in timed:
+        f()
+    times = {name: [] for name, _ in timed}
+    for _ in range(runs):
+        for name, f in timed:
+            times[name].append(f())
+    med = {name: statistics.median(t) for name, t in times.items()}
+    print(f"\nSpark's part without the engine, to Parquet ({runs} alternated runs, medians):\n")
+    print("| job | time |")
+    print("|---|---:|")
+    for name, t in med.items():
+        print(f"| {name} | {t:.2f} s |")
+    spark_part, solve, cli = med["`solve_df`'s columns, no engine"], med["`solve_df`"], med["`batchdoku solve -j 2` (whole process)"]
+    print(f"\nThe engine adds {solve - spark_part:.2f} s to Spark's {spark_part:.2f} s; for 0.5x the job must end "
+          f"within {2 * cli:.2f} s, which leaves the engine {2 * cli - spark_part:.2f} s, where the command's whole run takes {cli:.2f} s.")
 
 
 def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
