@@ -4,7 +4,7 @@
 //!
 //! - [`Source`]: one input, looked at up front (`-` is standard input) and
 //!   opened only when read: a regular file is memory-mapped, anything else
-//!   is read as a stream in bounded memory (a gzip or zstd file through
+//!   is read as a stream in bounded memory (a gzip, zstd or bzip2 file through
 //!   its decoder), a Parquet table is read by row ranges. A folder stands
 //!   for its data files ([`open_sources`]).
 //! - [`Jobs`]: an iterator over the [`Job`]s of several sources in order,
@@ -195,26 +195,31 @@ enum SourceKind {
 enum Codec {
     Gzip,
     Zstd,
+    Bzip2,
 }
 
 impl Codec {
     /// The codec whose magic number a file opens with (gzip `1f 8b`, zstd
-    /// `28 b5 2f fd`), if any.
+    /// `28 b5 2f fd`, bzip2 `BZh` and its block size, `1` to `9`), if any.
+    /// No text record opens with `BZh`: a puzzle line starts with a cell.
     fn of(magic: &[u8; 4]) -> Option<Codec> {
         match magic {
             [0x1f, 0x8b, ..] => Some(Codec::Gzip),
             [0x28, 0xb5, 0x2f, 0xfd] => Some(Codec::Zstd),
+            [b'B', b'Z', b'h', b'1'..=b'9'] => Some(Codec::Bzip2),
             _ => None,
         }
     }
 
     /// `file` decompressed. Every member of a gzip file (`cat a.gz b.gz`,
-    /// bgzip) and every frame of a zstd file is read.
+    /// bgzip), every frame of a zstd file and every stream of a bzip2 file
+    /// (`pbzip2`, `cat a.bz2 b.bz2`) is read.
     fn reader(self, file: File) -> io::Result<Box<dyn Read + Send>> {
         let file = io::BufReader::with_capacity(1 << 16, file);
         Ok(match self {
             Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
             Codec::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
+            Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(file)),
         })
     }
 }

@@ -504,10 +504,11 @@ fn npy_output_holds_the_solutions_and_a_status_file_beside_it() {
 }
 
 #[test]
-fn gzip_and_zstd_files_are_read_as_their_contents() {
+fn gzip_zstd_and_bzip2_files_are_read_as_their_contents() {
     // A gzipped Kaggle CSV (two gzip members, as `cat a.gz b.gz` or bgzip
-    // make), a zstd line file: solved, rated and verified like the plain
-    // files; a cut-off gzip file is an error that says so, never a panic.
+    // make), a zstd line file, a bzip2 CSV of two streams (as pbzip2
+    // writes): solved, rated and verified like the plain files; a cut-off
+    // gzip or bzip2 file is an error that says so, never a panic.
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let rows = puzzles_and_solutions(40);
@@ -535,7 +536,15 @@ fn gzip_and_zstd_files_are_read_as_their_contents() {
         "lines.txt.zst",
         zstd::encode_all(lines.as_bytes(), 3).unwrap(),
     );
-    for (plain, packed) in [(&plain_csv, &gz), (&plain_lines, &zst)] {
+    let bzip2 = |text: &str| {
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    let mut two_streams = bzip2(head);
+    two_streams.extend(bzip2(tail));
+    let bz2 = write(dir.path(), "kaggle.csv.bz2", &two_streams);
+    for (plain, packed) in [(&plain_csv, &gz), (&plain_lines, &zst), (&plain_csv, &bz2)] {
         for cmd in [["solve", "-q"], ["rate", "-q"]] {
             let want = stdout_of(batchdoku().args(cmd).arg(plain));
             // (rate writes a CSV header first)
@@ -547,17 +556,21 @@ fn gzip_and_zstd_files_are_read_as_their_contents() {
             );
         }
     }
-    batchdoku()
-        .arg("verify")
-        .arg(&gz)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("40 records checked: 40 passed"));
-    let cut = write(dir.path(), "cut.gz", &two_members[..two_members.len() / 3]);
-    batchdoku()
-        .args(["solve", "-q"])
-        .arg(&cut)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("cut.gz"));
+    for packed in [&gz, &bz2] {
+        batchdoku()
+            .arg("verify")
+            .arg(packed)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("40 records checked: 40 passed"));
+    }
+    for (name, whole) in [("cut.gz", &two_members), ("cut.bz2", &two_streams)] {
+        let cut = write(dir.path(), name, &whole[..whole.len() / 3]);
+        batchdoku()
+            .args(["solve", "-q"])
+            .arg(&cut)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(name));
+    }
 }

@@ -506,7 +506,7 @@ def generate(
 def read(path: Union[str, "os.PathLike[str]"], *, input: str = "auto", column: Optional[Union[str, int]] = None, threads: int = 0) -> ReadResult:
     """Reads every puzzle of a file the command line reads (memory-mapped:
     line or grid form, CRLF, the Kaggle and other CSV layouts, npy, Parquet),
-    gzip or zstd compressed or not, or a folder of such files as Spark
+    gzip, zstd or bzip2 compressed or not, or a folder of such files as Spark
     writes them (part files in name order), ``input`` and ``column`` as its
     ``--input`` and ``--column``.
 

@@ -34,8 +34,8 @@ Exit codes: 0 done, 1 I/O error or interrupted, 2 usage error.")]
 pub struct Args {
     /// Puzzle files, or folders of them (Spark's or Hadoop's output: the
     /// part files in name order, `_SUCCESS` and other `_` or `.` names left
-    /// out), gzip or zstd compressed or not; `-` or none reads standard
-    /// input.
+    /// out), gzip, zstd or bzip2 compressed or not; `-` or none
+    /// reads standard input.
     pub files: Vec<PathBuf>,
     /// Output: csv (line,puzzle,solutions,guesses,inference,difficulty, with a
     /// leading file column for several inputs) or jsonl.

@@ -57,8 +57,8 @@ Exit codes:
 pub struct Args {
     /// Puzzle files, or folders of them (Spark's or Hadoop's output: the
     /// part files in name order, `_SUCCESS` and other `_` or `.` names left
-    /// out), gzip or zstd compressed or not; `-` or none reads standard
-    /// input.
+    /// out), gzip, zstd or bzip2 compressed or not; `-` or none
+    /// reads standard input.
     pub files: Vec<PathBuf>,
     /// Write results here instead of standard output (written as
     /// OUT.partial, renamed when complete).
