@@ -151,6 +151,36 @@ def test_a_kaggle_csv_round_trip_through_parquet(spark, tmp_path, sample_lines):
     assert batchdoku.read(next(p for p in (tmp_path / "solved.parquet").glob("*.parquet") if p.stat().st_size), column="solution").malformed == []
 
 
+def test_compressed_spark_parts_are_read_by_the_cli(spark, cli, tmp_path, sample_lines):
+    """Text and CSV folders that Spark writes with Hadoop's codecs (bzip2,
+    the splittable one, and gzip) are read by the command line as one
+    input, part after part in row order; a wrong answer in a CSV part is
+    found and its part file named."""
+    from pyspark.sql import functions as F
+
+    lines = sample_lines[:60]
+    want = batchdoku.solve(lines).solution_strings()
+    df = spark.createDataFrame([(i, p) for i, p in enumerate(lines)], "id long, puzzle string")
+    df = df.repartitionByRange(3, "id").sortWithinPartitions("id")
+    for codec in ("bzip2", "gzip"):
+        text = tmp_path / f"text-{codec}"
+        df.select("puzzle").write.option("compression", codec).text(str(text))
+        assert len([p for p in text.iterdir() if p.name.startswith("part-")]) == 3
+        assert run_cli(cli, "solve", "-q", str(text)).split() == want
+        solved = solve_df(df)
+        if codec == "bzip2":
+            # one wrong answer: row 17 carries row 18's solution
+            solved = solved.withColumn("solution", F.when(F.col("id") == 17, F.lit(want[18])).otherwise(F.col("solution")))
+        table = tmp_path / f"csv-{codec}"
+        solved.write.option("compression", codec).csv(str(table), header=True)
+        checked = subprocess.run([cli, "verify", str(table)], capture_output=True, text=True)
+        if codec == "gzip":
+            assert checked.returncode == 0 and "60 passed" in checked.stdout, checked.stdout + checked.stderr
+        else:
+            assert checked.returncode == 1 and "59 passed, 1 failed" in checked.stdout, checked.stdout + checked.stderr
+            assert ".csv.bz2" in checked.stdout + checked.stderr
+
+
 def test_rdd_pipe_through_the_cli_equals_solve_on_the_file(spark, cli):
     lines = [l for l in SAMPLE.read_text().splitlines() if l.strip() and not l.startswith("#")]
     want = run_cli(cli, "solve", "-q", str(SAMPLE)).splitlines()
