@@ -30,6 +30,11 @@ are) and constants in the others; each against `solve_df` and the command
 in the same alternation. The 0.5x target needs the whole job within twice
 the command's time, so this says what is left of that for the engine.
 
+With --tasks 4,40,400, what a Spark task costs beyond its work:
+`generate_df(spark, 200000, seed)` (not minimal: little work per puzzle)
+on that many partitions, written to the `noop` sink, alternated; the
+extra time per extra task is Spark's own cost of a Python task.
+
 With --difficulty hard (and --difficulty-n N, 20,000 by default),
 `generate_df(spark, N, seed, minimal=True, difficulty=...)` written as
 Parquet on 2 and 8 partitions against `batchdoku generate --difficulty`:
@@ -60,6 +65,7 @@ def main() -> None:
     ap.add_argument("--breakdown", action="store_true", help="where the solve job's CPU goes (see above)")
     ap.add_argument("--scale", default="", help="comma-separated copies of 17_clue to solve as well, e.g. 1,10,40")
     ap.add_argument("--floor", action="store_true", help="Spark's part of the solve job without the engine (see above)")
+    ap.add_argument("--tasks", default="", help="comma-separated partition counts for the cost of a task (see above)")
     ap.add_argument("--difficulty", default="", help="also time generate_df with this difficulty (see above)")
     ap.add_argument("--difficulty-n", type=int, default=20_000)
     args = ap.parse_args()
@@ -133,6 +139,8 @@ def main() -> None:
     if args.scale:
         df.unpersist()
         scale(spark, args, lines, tmp)
+    if args.tasks:
+        task_cost(spark, [int(p) for p in args.tasks.split(",")], args.runs)
     if args.difficulty:
         by_difficulty(spark, args, tmp)
     spark.stop()
@@ -223,6 +231,37 @@ def floor(df, spark_solve, cli_solve, runs: int, tmp: pathlib.Path) -> None:
     spark_part, solve, cli = med["`solve_df`'s columns, no engine"], med["`solve_df`"], med["`batchdoku solve -j 2` (whole process)"]
     print(f"\nThe engine adds {solve - spark_part:.2f} s to Spark's {spark_part:.2f} s; for 0.5x the job must end "
           f"within {2 * cli:.2f} s, which leaves the engine {2 * cli - spark_part:.2f} s, where the command's whole run takes {cli:.2f} s.")
+
+
+def task_cost(spark, counts: list, runs: int) -> None:
+    """The same 200,000 puzzles made on `counts` partitions each (see
+    --tasks): the time per extra task."""
+
+    def job(parts):
+        def run():
+            t = time.perf_counter()
+            generate_df(spark, 200_000, seed=7, partitions=parts).write.mode("overwrite").format("noop").save()
+            return time.perf_counter() - t
+
+        return run
+
+    from batchdoku.spark import generate_df
+
+    jobs = [(p, job(p)) for p in counts]
+    for _, f in jobs:
+        f()
+    times = {p: [] for p in counts}
+    for _ in range(runs):
+        for p, f in jobs:
+            times[p].append(f())
+    med = {p: statistics.median(t) for p, t in times.items()}
+    print(f"\ngenerate_df(spark, 200000, seed=7) to `noop` by partitions ({runs} alternated runs, medians):\n")
+    print("| partitions | Spark job | per extra task |")
+    print("|---:|---:|---:|")
+    least = min(counts)
+    for p in counts:
+        extra = f"{1000 * (med[p] - med[least]) / (p - least):.0f} ms" if p != least else ""
+        print(f"| {p} | {med[p]:.2f} s | {extra} |")
 
 
 def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
