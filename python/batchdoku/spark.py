@@ -339,11 +339,20 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
     which follows the input's partitions and rows (a file's row order).
     Rows without a class (invalid, malformed, null puzzles) are all kept.
     The canonical form is the shuffle key: the work spreads over the
-    cluster, and only the classes that repeat move twice.
+    cluster, and only the classes that repeat move twice. A streaming
+    DataFrame is refused (no windows on streams); there,
+    ``canon_df(stream).dropDuplicates(["canonical"])`` keeps the first
+    row of each class to arrive.
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
+    if df.isStreaming:
+        raise ValueError(
+            "dedup_df needs a static DataFrame: Spark ranks rows in a window only on those."
+            " On a stream, canon_df(stream).dropDuplicates(['canonical']) keeps the first row of each class"
+            " to arrive (withWatermark bounds the state it keeps)"
+        )
     if order is not None:
         key = _name_key(df.sparkSession)
         _find_column(df, "order", order, key)
