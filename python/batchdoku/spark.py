@@ -351,7 +351,7 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
         raise ValueError(
             "dedup_df needs a static DataFrame: Spark ranks rows in a window only on those."
             " On a stream, canon_df(stream).dropDuplicates(['canonical']) keeps the first row of each class"
-            " to arrive (withWatermark bounds the state it keeps)"
+            " to arrive (a watermark, with dropDuplicatesWithinWatermark, bounds the state it keeps)"
         )
     if order is not None:
         key = _name_key(df.sparkSession)
