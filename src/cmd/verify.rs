@@ -372,7 +372,7 @@ impl<'a> AnswerReader<'a> {
                         .map_err(|e| anyhow::anyhow!("{}: {}", source.described(), e.0))?;
                     format = f;
                     let framing = match f {
-                        AnswerFormat::Csv { .. } => Framing::Csv,
+                        AnswerFormat::Csv(_) => Framing::Csv,
                         _ => Framing::Line,
                     };
                     let skip = if header { pos + end } else { bom_len(top) };
@@ -553,7 +553,7 @@ impl<'a> AnswerReader<'a> {
     fn next(&mut self) -> anyhow::Result<Option<(u64, Vec<u8>)>> {
         match self {
             AnswerReader::Text { at, format } => {
-                let csv = matches!(format, AnswerFormat::Csv { .. });
+                let csv = matches!(format, AnswerFormat::Csv(_));
                 while at.ready()? {
                     let rest = &at.chunk.bytes()[at.pos..];
                     let end = record_text_end(rest, csv);
@@ -780,23 +780,19 @@ fn answer_column(
     puzzle_column: usize,
 ) -> anyhow::Result<AnswerColumns> {
     let name = source.described();
-    if let (None, Some(h)) = (spec, header) {
-        // `status` and `solution` columns: a solve output's claim.
-        if let Some(columns) = AnswerColumns::of_header(h).filter(|c| c.status.is_some()) {
-            return Ok(columns);
-        }
-    }
-    let single = match (spec, header) {
-        (Some(ColumnSpec::Number(n)), _) => Ok(n - 1),
-        (Some(ColumnSpec::Name(col)), Some(h)) => {
-            find_column(h, &[col.as_str()]).ok_or_else(|| {
+    match (spec, header) {
+        (Some(ColumnSpec::Number(n)), _) => Ok(AnswerColumns::single(n - 1)),
+        (Some(ColumnSpec::Name(col)), Some(h)) => find_column(h, &[col.as_str()])
+            .map(AnswerColumns::single)
+            .ok_or_else(|| {
                 anyhow::anyhow!(
                     "{name}: no column named {col:?} in the header {:?}",
                     String::from_utf8_lossy(h)
                 )
-            })
-        }
-        (None, Some(h)) => find_column(h, &ANSWER_COLUMNS).ok_or_else(|| {
+            }),
+        // `status` and `solution` columns (a solve output's claim), else
+        // the answer column, as in a separate answers CSV.
+        (None, Some(h)) => AnswerColumns::of_header(h).ok_or_else(|| {
             anyhow::anyhow!(
                 "{name}: which column holds the answers? The header {:?} has no solution, \
                  solutions or answer column; name it with --answer-column, or give an answers file",
@@ -809,9 +805,8 @@ fn answer_column(
             "{name}: --answer-column {col} needs a header line naming the columns; use \
              --answer-column N for a file without one"
         ),
-        (None, None) => Ok(puzzle_column + 1),
-    };
-    single.map(AnswerColumns::single)
+        (None, None) => Ok(AnswerColumns::single(puzzle_column + 1)),
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
