@@ -214,15 +214,9 @@ def floor(df, spark_solve, cli_solve, runs: int, tmp: pathlib.Path) -> None:
 
         return run
 
-    timed = [(name, job(plan)) for name, plan in plans.items()]
-    timed += [("`solve_df`", spark_solve), ("`batchdoku solve -j 2` (whole process)", cli_solve)]
-    for _, f in timed:
-        f()
-    times = {name: [] for name, _ in timed}
-    for _ in range(runs):
-        for name, f in timed:
-            times[name].append(f())
-    med = {name: statistics.median(t) for name, t in times.items()}
+    timed = {name: job(plan) for name, plan in plans.items()}
+    timed.update({"`solve_df`": spark_solve, "`batchdoku solve -j 2` (whole process)": cli_solve})
+    med = medians_alternated(timed, runs)
     print(f"\nSpark's part without the engine, to Parquet ({runs} alternated runs, medians):\n")
     print("| job | time |")
     print("|---|---:|")
@@ -236,6 +230,7 @@ def floor(df, spark_solve, cli_solve, runs: int, tmp: pathlib.Path) -> None:
 def task_cost(spark, counts: list, runs: int) -> None:
     """The same 200,000 puzzles made on `counts` partitions each (see
     --tasks): the time per extra task."""
+    from batchdoku.spark import generate_df
 
     def job(parts):
         def run():
@@ -245,16 +240,7 @@ def task_cost(spark, counts: list, runs: int) -> None:
 
         return run
 
-    from batchdoku.spark import generate_df
-
-    jobs = [(p, job(p)) for p in counts]
-    for _, f in jobs:
-        f()
-    times = {p: [] for p in counts}
-    for _ in range(runs):
-        for p, f in jobs:
-            times[p].append(f())
-    med = {p: statistics.median(t) for p, t in times.items()}
+    med = medians_alternated({p: job(p) for p in counts}, runs)
     print(f"\ngenerate_df(spark, 200000, seed=7) to `noop` by partitions ({runs} alternated runs, medians):\n")
     print("| partitions | Spark job | per extra task |")
     print("|---:|---:|---:|")
@@ -262,6 +248,18 @@ def task_cost(spark, counts: list, runs: int) -> None:
     for p in counts:
         extra = f"{1000 * (med[p] - med[least]) / (p - least):.0f} ms" if p != least else ""
         print(f"| {p} | {med[p]:.2f} s | {extra} |")
+
+
+def medians_alternated(jobs: dict, runs: int) -> dict:
+    """Each job once to warm up, then all of them in turn `runs` times:
+    each job's median time, by its key."""
+    for f in jobs.values():
+        f()
+    times = {key: [] for key in jobs}
+    for _ in range(runs):
+        for key, f in jobs.items():
+            times[key].append(f())
+    return {key: statistics.median(t) for key, t in times.items()}
 
 
 def scale(spark, args, lines: list, tmp: pathlib.Path) -> None:
