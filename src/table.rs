@@ -466,10 +466,15 @@ const LEAST_RANGE_ROWS: u64 = 2048;
 
 /// `pages` (the first row of each page, then the end) merged into runs of
 /// whole pages of at least `least` rows each, the last run included.
+/// A group without pages (zero rows: `pages` is its start alone) has no
+/// runs: `pages` comes back as it is.
 fn runs_of_pages(pages: &[u64], least: u64) -> Vec<u64> {
-    let (first, end) = (pages[0], pages[pages.len() - 1]);
+    let [first, inner @ .., end] = pages else {
+        return pages.to_vec();
+    };
+    let (first, end) = (*first, *end);
     let mut runs = vec![first];
-    for &p in &pages[1..pages.len() - 1] {
+    for &p in inner {
         if p - runs[runs.len() - 1] >= least && end - p >= least {
             runs.push(p);
         }
@@ -1066,6 +1071,8 @@ mod tests {
         assert_eq!(runs_of_pages(&[5, 10, 20, 30, 40, 50], 20), [5, 30, 50]);
         assert_eq!(runs_of_pages(&[0, 10, 20], 100), [0, 20]);
         assert_eq!(runs_of_pages(&[0, 20], 100), [0, 20]);
+        // A group of zero rows: its start alone, no runs.
+        assert_eq!(runs_of_pages(&[7], 1), [7]);
         // Default-sized pages are left alone.
         let pages: Vec<u64> = (0..=10).map(|p| p * 13_312).collect();
         assert_eq!(runs_of_pages(&pages, LEAST_RANGE_ROWS), pages);

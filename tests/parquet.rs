@@ -48,6 +48,51 @@ fn table_with(
     path
 }
 
+/// Writes `batches` as a Parquet file, each batch a row group of its own,
+/// zero rows included (as pyarrow writes an empty table, and as a writer
+/// may leave one between others), with pages of at most `page_rows` rows.
+fn table_in_groups(dir: &Path, name: &str, batches: &[RecordBatch], page_rows: usize) -> PathBuf {
+    use parquet::arrow::arrow_writer::{compute_leaves, ArrowRowGroupWriterFactory};
+    use parquet::arrow::ArrowSchemaConverter;
+    use parquet::file::writer::SerializedFileWriter;
+    let schema = batches[0].schema();
+    let props = Arc::new(
+        WriterProperties::builder()
+            .set_data_page_row_count_limit(page_rows)
+            .set_write_batch_size(page_rows.min(1024))
+            .build(),
+    );
+    let parquet_schema = ArrowSchemaConverter::new().convert(&schema).unwrap();
+    let path = dir.join(name);
+    let mut writer = SerializedFileWriter::new(
+        std::fs::File::create(&path).unwrap(),
+        parquet_schema.root_schema_ptr(),
+        Arc::clone(&props),
+    )
+    .unwrap();
+    let factory = ArrowRowGroupWriterFactory::new(&writer, Arc::clone(&schema));
+    for (g, batch) in batches.iter().enumerate() {
+        let mut columns = factory.create_column_writers(g).unwrap();
+        let mut next = columns.iter_mut();
+        for (array, field) in batch.columns().iter().zip(schema.fields()) {
+            for leaves in compute_leaves(field, array).unwrap() {
+                next.next().unwrap().write(&leaves).unwrap();
+            }
+        }
+        let mut group = writer.next_row_group().unwrap();
+        for column in columns {
+            column
+                .close()
+                .unwrap()
+                .append_to_row_group(&mut group)
+                .unwrap();
+        }
+        group.close().unwrap();
+    }
+    writer.close().unwrap();
+    path
+}
+
 /// The batches of a Parquet file, concatenated.
 fn read_table(path: &Path) -> (RecordBatch, usize) {
     let b = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(path).unwrap()).unwrap();
@@ -152,6 +197,81 @@ fn a_table_of_many_small_pages_is_solved_in_runs_of_pages_in_order() {
             assert_eq!(*line, i.to_string());
             assert_eq!(rest, wanted, "-j {threads}, row {}", i - 1);
         }
+    }
+}
+
+#[test]
+fn row_groups_of_zero_rows_are_tables_with_no_records_there() {
+    // Empty groups first, between others and last, beside a group read in
+    // lanes (small pages, 20,000 rows) and one read by one decoder; and a
+    // table whose only group is empty, as pyarrow writes an empty table.
+    let dir = tempfile::tempdir().unwrap();
+    let rows: Vec<Option<String>> = rows_with_holes(3000)
+        .into_iter()
+        .cycle()
+        .take(23_000)
+        .collect();
+    let batch = |from: usize, to: usize| {
+        RecordBatch::try_from_iter([(
+            "puzzle",
+            Arc::new(StringArray::from(rows[from..to].to_vec())) as ArrayRef,
+        )])
+        .unwrap()
+    };
+    let empty = batch(0, 0);
+    let groups = [
+        empty.clone(),
+        batch(0, 20_000),
+        empty.clone(),
+        empty.clone(),
+        batch(20_000, 23_000),
+        empty.clone(),
+    ];
+    let f = table_in_groups(dir.path(), "holes.parquet", &groups, 200);
+    let (_, written) = read_table(&f);
+    assert_eq!(written, 6, "the file holds its empty groups");
+    let only_empty = table_in_groups(dir.path(), "empty.parquet", &[empty], 200);
+    // The same rows without the empty groups, and a blank text file.
+    let whole = table(
+        dir.path(),
+        "whole.parquet",
+        vec![(
+            "puzzle",
+            Arc::new(StringArray::from(rows.clone())) as ArrayRef,
+        )],
+        20_000,
+    );
+    let blank = write(dir.path(), "blank.txt", "");
+    for command in ["solve", "rate", "canon", "dedup"] {
+        for threads in ["1", "2", "3"] {
+            let run = |input: &Path| {
+                stdout_of(batchdoku().args([command, "-q", "-j", threads]).arg(input))
+            };
+            let want = run(&whole);
+            assert!(want.lines().count() > 2_000, "{command}: {want:.200}");
+            assert_eq!(run(&f), want, "{command} -j {threads}");
+            assert_eq!(run(&only_empty), run(&blank), "{command} -j {threads}");
+        }
+    }
+    // Its answers, as a table, checked by verify against the plain file
+    // of its puzzles, and against the table itself.
+    let plain = plain_file(dir.path(), &rows);
+    let out = dir.path().join("out.parquet");
+    batchdoku()
+        .args(["solve", "-q", "-j", "2", "--format", "parquet", "-o"])
+        .arg(&out)
+        .arg(&f)
+        .assert()
+        .success();
+    let (results, _) = read_table(&out);
+    assert_eq!(results.num_rows(), 23_000);
+    for puzzles in [&plain, &f] {
+        batchdoku()
+            .arg("verify")
+            .arg(puzzles)
+            .arg(&out)
+            .assert()
+            .success();
     }
 }
 
