@@ -53,6 +53,10 @@ pub enum ParseError {
     /// A pencilmark puzzle given to a command that reads givens only.
     #[error("a pencilmark puzzle: this command reads puzzles of 81 cells")]
     PencilmarksNotRead,
+    /// CSV: the record, line end included, is longer than
+    /// [`crate::input::MAX_RECORD`] (a stream keeps only its start).
+    #[error("a CSV record longer than 1 MiB")]
+    RecordTooLong,
     /// CSV: the record has no field in the puzzle's column (1-based).
     #[error("no column {column}: the record has {fields} fields")]
     MissingColumn { column: usize, fields: usize },

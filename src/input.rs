@@ -169,22 +169,105 @@ pub const PUZZLE_COLUMNS: [&str; 5] = ["puzzle", "quizzes", "question", "quiz", 
 /// Header names taken for the answer column.
 pub const ANSWER_COLUMNS: [&str; 3] = ["solution", "solutions", "answer"];
 
-/// The fields of one CSV record (its text without the line end): quoted
-/// fields unquoted, `""` inside them read as one quote.
+/// Where CSV quoting stands at a point of the text, so that text can be
+/// scanned in pieces. CSV is read as RFC 4180 readers commonly take it
+/// (Python's `csv`, pandas): a `"` opens a quoted stretch only where a
+/// field begins (spaces or tabs before it aside), inside one `""` is a
+/// quote and a lone `"` closes it, and any other `"` is a character of its
+/// field (`a 5" board`, `12" x 12"`), so a stray quote never swallows the
+/// records after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CsvQuotes {
+    /// Inside a quoted stretch.
+    quoted: bool,
+    /// The last byte scanned closed a quoted stretch: a `"` next is the
+    /// second of a `""`, which reopens it.
+    just_closed: bool,
+    /// Outside quotes, nothing but spaces and tabs since the field began.
+    field_start: bool,
+}
+
+impl CsvQuotes {
+    /// At the start of a record.
+    const START: CsvQuotes = CsvQuotes {
+        quoted: false,
+        just_closed: false,
+        field_start: true,
+    };
+
+    /// At the start of a record.
+    pub const fn new() -> CsvQuotes {
+        CsvQuotes::START
+    }
+
+    /// Inside a quoted stretch.
+    pub fn quoted(&self) -> bool {
+        self.quoted
+    }
+
+    /// Scans `data`, the text that follows what was scanned before, and
+    /// calls `at` with the offset of each `delim` byte (`\n` for record
+    /// ends, `,` for field ends) outside quotes, until `at` returns false:
+    /// then returns that offset, the state left as just after it (a field
+    /// starts there). `None` when `data` is scanned to its end.
+    pub fn scan(
+        &mut self,
+        data: &[u8],
+        delim: u8,
+        mut at: impl FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        // The offset of the quote that last closed a stretch (usize::MAX
+        // for the byte before `data`).
+        let mut closed_at = self.just_closed.then_some(usize::MAX);
+        for pos in memchr::memchr2_iter(b'"', delim, data) {
+            if data[pos] == delim {
+                if !self.quoted && !at(pos) {
+                    *self = CsvQuotes::START;
+                    return Some(pos);
+                }
+            } else if self.quoted {
+                self.quoted = false;
+                closed_at = Some(pos);
+            } else if closed_at == Some(pos.wrapping_sub(1)) || self.opens_field(data, pos) {
+                self.quoted = true;
+            }
+        }
+        self.just_closed = !self.quoted && closed_at == Some(data.len().wrapping_sub(1));
+        if !self.quoted {
+            self.field_start = self.opens_field(data, data.len());
+        }
+        None
+    }
+
+    /// Outside quotes, true when only spaces and tabs stand between the
+    /// start of a field and `data[pos]`: the last other byte before it is a
+    /// `,` or a line end (which, with only blanks after them, cannot be
+    /// inside quotes), or there is none in `data` and a field was starting
+    /// where `data` begins.
+    fn opens_field(&self, data: &[u8], pos: usize) -> bool {
+        match data[..pos].iter().rposition(|&b| b != b' ' && b != b'\t') {
+            Some(j) => matches!(data[j], b',' | b'\n'),
+            None => self.field_start,
+        }
+    }
+}
+
+impl Default for CsvQuotes {
+    fn default() -> Self {
+        CsvQuotes::new()
+    }
+}
+
+/// The fields of one CSV record (its text without the line end), unquoted
+/// (see [`CsvQuotes`] for how quotes are read).
 pub fn csv_fields(record: &[u8]) -> Vec<std::borrow::Cow<'_, [u8]>> {
     let mut fields = Vec::new();
     let mut start = 0;
-    let mut quoted = false;
-    for (i, &b) in record.iter().enumerate() {
-        match b {
-            b'"' => quoted = !quoted,
-            b',' if !quoted => {
-                fields.push(unquote(&record[start..i]));
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
+    CsvQuotes::new().scan(record, b',', |pos| {
+        fields.push(unquote(&record[start..pos]));
+        start = pos + 1;
+        true
+    });
     fields.push(unquote(&record[start..]));
     fields
 }
@@ -195,44 +278,49 @@ pub fn csv_fields(record: &[u8]) -> Vec<std::borrow::Cow<'_, [u8]>> {
 pub fn csv_field(record: &[u8], k: usize) -> Option<std::borrow::Cow<'_, [u8]>> {
     let mut start = 0;
     let mut index = 0;
-    let mut quoted = false;
-    for pos in memchr::memchr2_iter(b'"', b',', record) {
-        match record[pos] {
-            b'"' => quoted = !quoted,
-            _ if quoted => {}
-            _ => {
-                if index == k {
-                    return Some(unquote(&record[start..pos]));
-                }
-                index += 1;
-                start = pos + 1;
-            }
+    let end = CsvQuotes::new().scan(record, b',', |pos| {
+        if index == k {
+            return false;
         }
+        index += 1;
+        start = pos + 1;
+        true
+    });
+    match end {
+        Some(end) => Some(unquote(&record[start..end])),
+        None => (index == k).then(|| unquote(&record[start..])),
     }
-    (index == k).then(|| unquote(&record[start..]))
 }
 
-/// A field's text: without its surrounding quotes (and spaces outside
-/// them), `""` read as `"`.
+/// A field's text: a field that opens with a quote (spaces around it
+/// aside) without its quotes, `""` inside them read as `"`, and anything
+/// after the closing quote kept as it is (`"ab"c` is `abc`, as Python's
+/// `csv` reads it); any other field as it is.
 fn unquote(field: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    let t = field.trim_ascii();
-    match t.strip_prefix(b"\"").and_then(|t| t.strip_suffix(b"\"")) {
-        Some(inner) if !inner.windows(2).any(|w| w == b"\"\"") => std::borrow::Cow::Borrowed(inner),
-        Some(inner) => {
-            let mut out = Vec::with_capacity(inner.len());
-            let mut i = 0;
-            while i < inner.len() {
-                out.push(inner[i]);
-                i += if inner[i] == b'"' && inner.get(i + 1) == Some(&b'"') {
-                    2
-                } else {
-                    1
-                };
-            }
-            std::borrow::Cow::Owned(out)
+    let Some(inner) = field.trim_ascii().strip_prefix(b"\"") else {
+        return std::borrow::Cow::Borrowed(field);
+    };
+    // The usual case: one quoted stretch with no quote inside.
+    if let Some(body) = inner.strip_suffix(b"\"") {
+        if memchr::memchr(b'"', body).is_none() {
+            return std::borrow::Cow::Borrowed(body);
         }
-        None => std::borrow::Cow::Borrowed(field),
     }
+    let mut out = Vec::with_capacity(inner.len());
+    let mut quoted = true;
+    let mut i = 0;
+    while i < inner.len() {
+        match inner[i] {
+            b'"' if quoted && inner.get(i + 1) == Some(&b'"') => {
+                out.push(b'"');
+                i += 1;
+            }
+            b'"' if quoted => quoted = false,
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// The index of the first header field named one of `names` (ignoring
@@ -817,15 +905,23 @@ impl<'a> Iterator for CsvRecords<'a> {
             let row = self.next_row;
             self.next_row += 1;
             let puzzle = match csv_field(text, self.column) {
+                _ if end > MAX_RECORD => Err(ParseError::RecordTooLong),
                 Some(field) => Puzzle::parse_line(&field),
                 None => Err(ParseError::MissingColumn {
                     column: self.column + 1,
                     fields: csv_fields(text).len(),
                 }),
             };
+            // A record over MAX_RECORD is shown by its first MAX_RECORD
+            // bytes, all a stream keeps of it (and more than enough).
+            let raw = if end > MAX_RECORD {
+                &text[..text.len().min(MAX_RECORD)]
+            } else {
+                text
+            };
             return Some(ParsedRecord {
                 line: row,
-                raw: text,
+                raw,
                 puzzle,
             });
         }
@@ -1385,12 +1481,16 @@ impl From<InputFormat> for Framing {
 /// The longest line a stream keeps: the rest of a longer line is dropped as
 /// it is read (the line is malformed either way: a puzzle line is under 200
 /// bytes), so memory stays bounded on `/dev/zero` or a file without line
-/// ends.
+/// ends. CSV records are bounded by [`MAX_RECORD`] instead.
 pub const MAX_LINE: usize = 64 << 10;
 
-/// The most a stream holds while waiting for a record to end: beyond it the
-/// bytes held are handed out as they are (a grid-form record that long is
-/// malformed anyway).
+/// The most a stream holds while waiting for a grid-form record to end:
+/// beyond it the bytes held are handed out as they are (a grid-form record
+/// that long is malformed anyway). Also the longest CSV record read, line
+/// end included, mapped or streamed alike: a longer one is malformed
+/// ([`ParseError::RecordTooLong`]), and a stream keeps only its first
+/// bytes, so a quoted field may be long and may hold line ends without
+/// costing more memory than this or losing the records after it.
 pub const MAX_RECORD: usize = 1 << 20;
 
 /// Bytes a stream reads per chunk.
@@ -1406,8 +1506,9 @@ pub struct StreamChunk {
 
 /// A stream (standard input, a pipe, a FIFO, a device) read in chunks that
 /// end on record boundaries, in bounded memory: at most [`STREAM_CHUNK`]
-/// bytes plus one record, lines capped at [`MAX_LINE`] bytes, and stretches
-/// of blank and comment lines dropped as they go by.
+/// bytes plus one record, lines capped at [`MAX_LINE`] bytes (CSV records
+/// at [`MAX_RECORD`]), and stretches of blank and comment lines dropped as
+/// they go by.
 #[derive(Debug)]
 pub struct StreamChunks<R> {
     reader: R,
@@ -1416,7 +1517,9 @@ pub struct StreamChunks<R> {
     /// Line number of `carry[0]`.
     line: u64,
     eof: bool,
-    framing: Framing,
+    /// How records end; `None` until the caller has looked at the top and
+    /// said (nothing is capped before: the top is read whole).
+    framing: Option<Framing>,
     /// Bytes of the last, unfinished line in `carry`.
     open_line: usize,
     /// Number CSV data rows instead of lines (see `number_rows_from`).
@@ -1425,10 +1528,20 @@ pub struct StreamChunks<R> {
     raw: bool,
     /// Dropping the rest of a line longer than [`MAX_LINE`].
     dropping: bool,
+    /// CSV: the quoting at the end of `carry`, in its unfinished record.
+    quotes: CsvQuotes,
+    /// CSV: bytes of the unfinished record in `carry`.
+    open_record: usize,
+    /// CSV: dropping the rest of a record longer than [`MAX_RECORD`].
+    dropping_record: bool,
+    /// CSV: records cut at [`MAX_RECORD`], in order: where each ends in
+    /// `carry`, and the line ends dropped from it (counted back when it is
+    /// handed out, so line numbers after it stay right).
+    cut_records: std::collections::VecDeque<(usize, u64)>,
 }
 
 impl<R: std::io::Read> StreamChunks<R> {
-    /// A stream cut after whole lines until told otherwise
+    /// A stream read uncut until its framing is set
     /// ([`StreamChunks::set_framing`]).
     pub fn new(reader: R) -> Self {
         StreamChunks {
@@ -1436,11 +1549,15 @@ impl<R: std::io::Read> StreamChunks<R> {
             carry: Vec::new(),
             line: 1,
             eof: false,
-            framing: Framing::Line,
+            framing: None,
             open_line: 0,
             dropping: false,
             count_rows: false,
             raw: false,
+            quotes: CsvQuotes::new(),
+            open_record: 0,
+            dropping_record: false,
+            cut_records: std::collections::VecDeque::new(),
         }
     }
 
@@ -1451,8 +1568,22 @@ impl<R: std::io::Read> StreamChunks<R> {
         self.count_rows = true;
     }
 
+    /// Says how records end, from what is held on: the bytes held (from a
+    /// record boundary) are capped as if they had just been read.
     pub fn set_framing(&mut self, framing: Framing) {
-        self.framing = framing;
+        self.framing = Some(framing);
+        let held = std::mem::take(&mut self.carry);
+        self.open_line = 0;
+        self.dropping = false;
+        self.quotes = CsvQuotes::new();
+        self.open_record = 0;
+        self.dropping_record = false;
+        self.cut_records.clear();
+        self.append(&held);
+    }
+
+    fn framing(&self) -> Framing {
+        self.framing.unwrap_or(Framing::Line)
     }
 
     /// The top of the stream, for telling its form: leading blank and
@@ -1460,8 +1591,8 @@ impl<R: std::io::Read> StreamChunks<R> {
     /// [`STREAM_CHUNK`] bytes are held, or all there is. Returns the bytes
     /// and the line number of the first.
     pub fn top(&mut self) -> std::io::Result<(&[u8], u64)> {
-        // One read of up to 64 KiB keeps any line whole, so an npy array's
-        // magic is seen before line rules could touch its bytes.
+        // One read of up to 64 KiB, so an npy array's magic is seen before
+        // any line rule could touch its bytes.
         self.fill(npy::MAGIC.len())?;
         if self.carry.starts_with(npy::MAGIC) {
             self.raw = true;
@@ -1470,7 +1601,6 @@ impl<R: std::io::Read> StreamChunks<R> {
         }
         if self.line == 1 && self.carry.starts_with(BOM) {
             self.carry.drain(..BOM.len());
-            self.open_line = self.open_line.saturating_sub(BOM.len());
         }
         loop {
             self.fill(STREAM_CHUNK)?;
@@ -1483,46 +1613,66 @@ impl<R: std::io::Read> StreamChunks<R> {
         Ok((&self.carry, self.line))
     }
 
-    /// Drops the first `n` bytes held (a header the caller recognised).
+    /// Drops the first `n` bytes held (a header the caller recognised),
+    /// before the framing is set.
     pub fn consume(&mut self, n: usize) {
         let n = n.min(self.carry.len());
         self.line += count_newlines(&self.carry[..n]);
         self.carry.drain(..n);
     }
 
-    /// Drops whole blank and comment lines at the front of `carry`.
+    /// Drops whole blank and comment records at the front of `carry`: lines,
+    /// or CSV records (which may span lines).
     fn drop_skipped_lines(&mut self) {
         if self.raw {
             return;
         }
-        let mut lines = Lines {
-            data: &self.carry,
-            pos: 0,
-        };
+        let csv = self.framing == Some(Framing::Csv);
         let mut keep_from = 0;
-        let mut dropped = 0u64;
-        while let Some((_, line)) = lines.next() {
-            if self.carry[lines.pos - 1] != b'\n' {
-                break; // an unfinished last line
+        let mut dropped_lines = 0u64;
+        while keep_from < self.carry.len() {
+            let rest = &self.carry[keep_from..];
+            let end = record_text_end(rest, csv);
+            if rest[end - 1] != b'\n' || !is_skipped(trim_line_end(&rest[..end])) {
+                break; // an unfinished last record, or one to keep
             }
-            if !is_skipped(line) {
+            dropped_lines += if csv { count_newlines(&rest[..end]) } else { 1 };
+            keep_from += end;
+        }
+        if keep_from == 0 {
+            return;
+        }
+        self.carry.drain(..keep_from);
+        // Skipped records are not data rows.
+        if !self.count_rows {
+            self.line += dropped_lines;
+        }
+        while let Some(&(end, dropped)) = self.cut_records.front() {
+            if end > keep_from {
                 break;
             }
-            keep_from = lines.pos;
-            dropped += 1;
+            self.cut_records.pop_front();
+            if !self.count_rows {
+                self.line += dropped;
+            }
         }
-        if keep_from > 0 {
-            self.carry.drain(..keep_from);
-            self.line += dropped;
+        for (end, _) in self.cut_records.iter_mut() {
+            *end -= keep_from;
+        }
+    }
+
+    /// Appends read bytes, capped as the framing says.
+    fn append(&mut self, bytes: &[u8]) {
+        match self.framing {
+            _ if self.raw => self.carry.extend_from_slice(bytes),
+            None => self.carry.extend_from_slice(bytes),
+            Some(Framing::Csv) => self.append_csv(bytes),
+            Some(_) => self.append_lines(bytes),
         }
     }
 
     /// Appends read bytes, cutting every line at [`MAX_LINE`] bytes.
-    fn append(&mut self, mut bytes: &[u8]) {
-        if self.raw {
-            self.carry.extend_from_slice(bytes);
-            return;
-        }
+    fn append_lines(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() {
             let nl = memchr::memchr(b'\n', bytes);
             if self.dropping {
@@ -1536,7 +1686,7 @@ impl<R: std::io::Read> StreamChunks<R> {
                 }
             }
             let line_end = nl.unwrap_or(bytes.len());
-            let room = MAX_LINE - self.open_line;
+            let room = MAX_LINE.saturating_sub(self.open_line);
             let take = line_end.min(room);
             self.carry.extend_from_slice(&bytes[..take]);
             match nl {
@@ -1556,6 +1706,60 @@ impl<R: std::io::Read> StreamChunks<R> {
         }
     }
 
+    /// Appends read CSV bytes, keeping at most `MAX_RECORD + 1` bytes of a
+    /// record: a longer one (malformed, however it is read) is closed there
+    /// (with a `"` first when it is inside quotes) and the rest of it
+    /// dropped as it is read, its quotes still followed to find where it
+    /// ends.
+    fn append_csv(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            if self.dropping_record {
+                let end = self.quotes.scan(bytes, b'\n', |_| false);
+                let (dropped, ended) = match end {
+                    Some(nl) => (&bytes[..nl], true),
+                    None => (bytes, false),
+                };
+                if let Some(cut) = self.cut_records.back_mut() {
+                    cut.1 += count_newlines(dropped);
+                }
+                if !ended {
+                    return;
+                }
+                self.dropping_record = false;
+                self.open_record = 0;
+                bytes = &bytes[dropped.len() + 1..];
+                continue;
+            }
+            let room = (MAX_RECORD + 1 - self.open_record).min(bytes.len());
+            let mut last_end = None;
+            self.quotes.scan(&bytes[..room], b'\n', |nl| {
+                last_end = Some(nl + 1);
+                true
+            });
+            match last_end {
+                // Whole records, then the start of the next.
+                Some(end) => {
+                    self.carry.extend_from_slice(&bytes[..room]);
+                    self.open_record = room - end;
+                }
+                None => {
+                    self.carry.extend_from_slice(&bytes[..room]);
+                    self.open_record += room;
+                }
+            }
+            bytes = &bytes[room..];
+            if self.open_record > MAX_RECORD {
+                // Closed here, where nothing of it is quoted any more.
+                if self.quotes.quoted() {
+                    self.carry.push(b'"');
+                }
+                self.carry.push(b'\n');
+                self.cut_records.push_back((self.carry.len(), 0));
+                self.dropping_record = true;
+            }
+        }
+    }
+
     /// Reads until `carry` holds at least `want` bytes, the input ends, or
     /// the last line is over-long (`carry` cannot grow until it ends).
     fn fill(&mut self, want: usize) -> std::io::Result<()> {
@@ -1565,10 +1769,11 @@ impl<R: std::io::Read> StreamChunks<R> {
         Ok(())
     }
 
-    /// Reads and drops the rest of an over-long line (in bounded memory,
-    /// however long it is).
+    /// Reads and drops the rest of an over-long line or CSV record (in
+    /// bounded memory, however long it is), so that the line ends dropped
+    /// from it are all counted before it is handed out.
     fn finish_dropped_line(&mut self) -> std::io::Result<()> {
-        while self.dropping && !self.eof {
+        while (self.dropping || self.dropping_record) && !self.eof {
             self.read_once()?;
         }
         Ok(())
@@ -1587,11 +1792,16 @@ impl<R: std::io::Read> StreamChunks<R> {
     }
 
     /// The next chunk of whole records; `None` at the end of the stream.
+    /// Cut after lines unless told otherwise.
     pub fn next_chunk(&mut self) -> std::io::Result<Option<StreamChunk>> {
+        if self.framing.is_none() {
+            self.set_framing(Framing::Line);
+        }
         let mut want = STREAM_CHUNK;
+        let framing = self.framing();
         loop {
             self.fill(want)?;
-            if self.dropping && !self.eof {
+            if (self.dropping || self.dropping_record) && !self.eof {
                 self.finish_dropped_line()?;
                 continue;
             }
@@ -1601,15 +1811,20 @@ impl<R: std::io::Read> StreamChunks<R> {
             let mut cut = if self.eof {
                 self.carry.len()
             } else {
-                self.framing.complete_prefix(&self.carry)
+                framing.complete_prefix(&self.carry)
             };
             if cut == 0 {
                 // Nothing whole yet: drop a stretch of comments (grid form
                 // holds them until a record closes), else read on up to
-                // MAX_RECORD, then hand out what there is.
+                // MAX_RECORD, then hand out what there is. A CSV record is
+                // closed by `append_csv` within MAX_RECORD + 2 bytes.
                 let held = self.carry.len();
                 self.drop_skipped_lines();
                 if self.carry.len() < held {
+                    continue;
+                }
+                if framing == Framing::Csv {
+                    want = held + 1;
                     continue;
                 }
                 if held < MAX_RECORD {
@@ -1622,32 +1837,42 @@ impl<R: std::io::Read> StreamChunks<R> {
                     .rposition(|&b| b == b'\n')
                     .map_or(held, |p| p + 1);
             }
+            // A record cut at MAX_RECORD ends its chunk, so that the line
+            // ends dropped from it are counted before the next record.
+            let mut dropped = 0;
+            if let Some(&(end, lines)) = self.cut_records.front() {
+                if end <= cut {
+                    cut = end;
+                    dropped = lines;
+                    self.cut_records.pop_front();
+                }
+            }
+            for (end, _) in self.cut_records.iter_mut() {
+                *end -= cut;
+            }
             let rest = self.carry.split_off(cut);
             let data = std::mem::replace(&mut self.carry, rest);
             let first_line = self.line;
-            self.line += if let Framing::Rows(n) = self.framing {
+            self.line += if let Framing::Rows(n) = framing {
                 (data.len() as u64).div_ceil(n as u64)
             } else if self.count_rows {
                 csv_rows(&data)
             } else {
-                count_newlines(&data)
+                count_newlines(&data) + dropped
             };
             return Ok(Some(StreamChunk { data, first_line }));
         }
     }
 }
 
-/// Walks CSV text (RFC 4180 quoting) and calls `record_end` with the offset
-/// just past each line end that closes a record (one outside quotes).
+/// Walks CSV text (quotes read as [`CsvQuotes`] says) and calls
+/// `record_end` with the offset just past each line end that closes a
+/// record (one outside quotes).
 fn csv_record_ends(data: &[u8], mut record_end: impl FnMut(usize)) {
-    let mut quoted = false;
-    for pos in memchr::memchr2_iter(b'"', b'\n', data) {
-        match data[pos] {
-            b'"' => quoted = !quoted,
-            _ if !quoted => record_end(pos + 1),
-            _ => {}
-        }
-    }
+    CsvQuotes::new().scan(data, b'\n', |pos| {
+        record_end(pos + 1);
+        true
+    });
 }
 
 /// The end of the first line of `data` (past its `\n`), or, with `csv`,
@@ -1661,18 +1886,12 @@ pub fn record_text_end(data: &[u8], csv: bool) -> usize {
 }
 
 /// The end (past its line end) of the first CSV record of `data` that ends
-/// at or after byte `from`. Quotes are counted from the start of `data`,
+/// at or after byte `from`. Quotes are read from the start of `data`,
 /// which must be a record boundary, so the scan cannot begin at `from`.
 fn csv_record_end_from(data: &[u8], from: usize) -> Option<usize> {
-    let mut quoted = false;
-    for pos in memchr::memchr2_iter(b'"', b'\n', data) {
-        match data[pos] {
-            b'"' => quoted = !quoted,
-            _ if !quoted && pos + 1 >= from => return Some(pos + 1),
-            _ => {}
-        }
-    }
-    None
+    CsvQuotes::new()
+        .scan(data, b'\n', |pos| pos + 1 < from)
+        .map(|pos| pos + 1)
 }
 
 /// A record's text without its line end (`\n` or `\r\n`).
@@ -2133,6 +2352,141 @@ mod tests {
         let c = s.next_chunk().unwrap().unwrap();
         assert_eq!(c.first_line, 100_002);
         assert!(c.data.starts_with(P.as_bytes()));
+    }
+
+    #[test]
+    fn a_quote_inside_an_unquoted_field_is_a_character() {
+        let fields = |t: &str| -> Vec<String> {
+            csv_fields(t.as_bytes())
+                .iter()
+                .map(|f| String::from_utf8_lossy(f).into_owned())
+                .collect()
+        };
+        assert_eq!(fields("1,a 5\" board,x"), ["1", "a 5\" board", "x"]);
+        assert_eq!(fields("12\" x 12\",y"), ["12\" x 12\"", "y"]);
+        assert_eq!(fields("a\"b,\"c,d\",e"), ["a\"b", "c,d", "e"]);
+        // Quoted fields: after a comma or spaces, `""` a quote, and text
+        // after the closing quote kept (as Python's csv reads it).
+        assert_eq!(fields("\"a,b\", \"c\"\"d\" ,\"\""), ["a,b", "c\"d", ""]);
+        assert_eq!(fields("\"ab\"c\"d,e"), ["abc\"d", "e"]);
+        assert_eq!(
+            csv_field(b"x,y\"z,\"p,q\"", 2).as_deref(),
+            Some(&b"p,q"[..])
+        );
+        assert_eq!(csv_field(b"x,y\"z,\"p,q\"", 3), None);
+        // The records after a stray quote are all there, mapped, in chunks
+        // and streamed, and the field after it is read.
+        let data =
+            format!("id,desc,puzzle\n1,a 5\" board,{P}\n2,12\" x 12\",{P}\n3,\"q\"\"\",{P}\n");
+        let layout = InputFormat::Csv(CsvLayout { column: 2 });
+        let d = detect_layout(data.as_bytes(), None, None).unwrap();
+        assert_eq!(d.format, layout);
+        let recs: Vec<(u64, bool)> = records(&data.as_bytes()[d.start..], 1, layout)
+            .map(|r| (r.line, r.puzzle.is_ok()))
+            .collect();
+        assert_eq!(recs, [(1, true), (2, true), (3, true)]);
+        let lines: Vec<u64> = csv_records(data.as_bytes(), 1)
+            .iter()
+            .map(|r| r.0)
+            .collect();
+        assert_eq!(lines, [1, 2, 3, 4]);
+    }
+
+    /// Asserts `got == want`, showing the first difference only.
+    fn same_records<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
+        if let Some(i) = (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
+            panic!("{what}: record {i}: {:?} against {:?}", got[i], want[i]);
+        }
+        assert_eq!(got.len(), want.len(), "{what}: records");
+    }
+
+    /// The CSV records of `data` read whole and streamed (numbered by data
+    /// row, as puzzles are, and by line, as verify's answers are): line,
+    /// whether the puzzle in `column` reads, and the text's first bytes.
+    fn csv_both_ways(data: &[u8], column: usize) -> [Vec<(u64, bool, Vec<u8>)>; 2] {
+        let layout = InputFormat::Csv(CsvLayout { column });
+        let brief =
+            |(line, ok, raw): (u64, bool, &[u8])| (line, ok, raw[..raw.len().min(100)].to_vec());
+        let whole: Vec<_> = records(data, 1, layout)
+            .map(|r| brief((r.line, r.puzzle.is_ok(), r.raw)))
+            .collect();
+        let mut s = StreamChunks::new(data);
+        s.top().unwrap();
+        s.set_framing(Framing::Csv);
+        s.number_rows_from(1);
+        let mut streamed = Vec::new();
+        while let Some(c) = s.next_chunk().unwrap() {
+            assert!(c.data.len() <= STREAM_CHUNK + MAX_RECORD + 2);
+            streamed.extend(
+                records(&c.data, c.first_line, layout)
+                    .map(|r| brief((r.line, r.puzzle.is_ok(), r.raw))),
+            );
+        }
+        same_records(&streamed, &whole, "numbered by row");
+        let whole_lines: Vec<_> = csv_records(data, 1)
+            .into_iter()
+            .map(|(l, t)| brief((l, t.len() < MAX_RECORD, t)))
+            .collect();
+        let mut s = StreamChunks::new(data);
+        s.top().unwrap();
+        s.set_framing(Framing::Csv);
+        let mut streamed_lines = Vec::new();
+        while let Some(c) = s.next_chunk().unwrap() {
+            streamed_lines.extend(
+                csv_records(&c.data, c.first_line)
+                    .into_iter()
+                    .map(|(l, t)| brief((l, t.len() < MAX_RECORD, t))),
+            );
+        }
+        same_records(&streamed_lines, &whole_lines, "numbered by line");
+        [whole, whole_lines]
+    }
+
+    #[test]
+    fn long_csv_records_stream_as_they_read_mapped() {
+        // Quoted fields of 100 KB with line ends in them, one of 2 MB
+        // (malformed: a record over MAX_RECORD), one just under the limit,
+        // a long comment record, and a long last record without a line end:
+        // the same records streamed as mapped, none lost after them.
+        let mut data = String::from("# top\n");
+        let long_notes = "lorem, \"\"ipsum\"\"\n".repeat(7_000);
+        let huge = "y\n".repeat(1 << 20);
+        for i in 0..300 {
+            let notes = match i {
+                5 | 200 => format!("\"{long_notes}\""),
+                50 => format!("\"{huge}\""),
+                51 => "y".repeat(2 << 20),
+                120 => "z".repeat(MAX_RECORD - 100),
+                _ => "n".into(),
+            };
+            if i == 150 {
+                data += &format!("#,\"{huge}\"\n");
+            }
+            data += &format!("{i},{notes},{P}\n");
+        }
+        data += &format!("300,\"{huge}");
+        let [rows, lines] = csv_both_ways(data.as_bytes(), 2);
+        assert_eq!(rows.len(), 301);
+        let bad: Vec<u64> = rows.iter().filter(|r| !r.1).map(|r| r.0).collect();
+        assert_eq!(bad, [51, 52, 301], "over MAX_RECORD: malformed");
+        assert_eq!(lines.len(), 301);
+        let line_of = |id: usize| {
+            let head = format!("{id},");
+            lines
+                .iter()
+                .find(|l| l.2.starts_with(head.as_bytes()))
+                .unwrap()
+                .0
+        };
+        let long: Vec<u64> = lines.iter().filter(|l| !l.1).map(|l| l.0).collect();
+        assert_eq!(long, [line_of(50), line_of(51), line_of(300)]);
+        // The comment record spans 2^20 + 1 lines, row 50 as many.
+        assert_eq!(line_of(150), line_of(149) + (1 << 20) + 2);
+        assert_eq!(line_of(51), line_of(50) + (1 << 20) + 1);
+        // A stray quote must not swallow records either, streamed.
+        let data = format!("1,a 5\" board,{P}\n2,x,{P}\n");
+        let [rows, _] = csv_both_ways(data.as_bytes(), 2);
+        assert_eq!(rows.len(), 2);
     }
 
     #[test]

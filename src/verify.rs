@@ -104,23 +104,13 @@ fn parse_count(t: &str) -> Result<u32, BadAnswer> {
     }
 }
 
-/// Splits one CSV row into fields (quotes and doubled quotes handled).
+/// Splits one CSV row into fields, as every CSV input is read
+/// ([`crate::input::csv_fields`]); bytes that are not UTF-8 become U+FFFD.
 pub fn split_csv(row: &str) -> Vec<String> {
-    let mut fields = vec![String::new()];
-    let mut quoted = false;
-    let mut chars = row.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                chars.next();
-                fields.last_mut().expect("one field").push('"');
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(String::new()),
-            _ => fields.last_mut().expect("one field").push(c),
-        }
-    }
-    fields
+    crate::input::csv_fields(row.as_bytes())
+        .iter()
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .collect()
 }
 
 /// Reads one answer record (its text without line end) in `format`.

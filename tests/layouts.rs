@@ -574,3 +574,114 @@ fn gzip_zstd_and_bzip2_files_are_read_as_their_contents() {
             .stderr(predicate::str::contains(name));
     }
 }
+
+#[test]
+fn long_quoted_fields_and_stray_quotes_read_alike_mapped_streamed_and_compressed() {
+    // A CSV whose notes hold a stray quote (`a 5" board`), a quoted field of
+    // 150 KB with commas, doubled quotes and line breaks, and a record over
+    // 1 MiB (malformed, however it is read), then a wrong answer: solve and
+    // verify give the same records from the file, through a pipe and
+    // compressed, and the wrong answer is found in each.
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let rows = puzzles_and_solutions(60);
+    let long = format!("\"{}\"", "notes, \"\"quoted\"\"\nmore\n".repeat(6_000));
+    let huge = format!("\"{}\"", "x\n".repeat(700_000));
+    let mut with_puzzles = String::from("id,notes,puzzle,solution\n");
+    let mut answers = String::from("notes,solution\n");
+    for (i, (p, s)) in rows.iter().enumerate() {
+        let notes = match i {
+            3 => "a 5\" board".to_string(),
+            4 => "12\" x 12\"".to_string(),
+            10 | 40 => long.clone(),
+            20 => huge.clone(),
+            _ => "plain".to_string(),
+        };
+        let s = if i == 30 { &rows[31].1 } else { s };
+        with_puzzles += &format!("{i},{notes},{p},{s}\n");
+        answers += &format!("{notes},{s}\n");
+    }
+    let puzzles: String = rows.iter().map(|(p, _)| format!("{p}\n")).collect();
+    let puzzles = write(dir.path(), "puzzles.txt", puzzles);
+    let gzip = |text: &str| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    let bzip2 = |text: &str| {
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    for (name, text) in [("rows", &with_puzzles), ("answers", &answers)] {
+        let plain = write(dir.path(), &format!("{name}.csv"), text);
+        let packed = [
+            write(dir.path(), &format!("{name}.csv.gz"), gzip(text)),
+            write(
+                dir.path(),
+                &format!("{name}.csv.zst"),
+                zstd::encode_all(text.as_bytes(), 1).unwrap(),
+            ),
+            write(dir.path(), &format!("{name}.csv.bz2"), bzip2(text)),
+        ];
+        // verify: the file alone (puzzle and answer columns) or the
+        // answers beside the line file of puzzles.
+        let verify = |input: Option<&Path>| {
+            let mut cmd = batchdoku();
+            cmd.arg("verify");
+            if name == "answers" {
+                cmd.arg(&puzzles);
+            }
+            match input {
+                Some(f) => cmd.arg(f),
+                None => cmd.arg("-").write_stdin(text.as_bytes()),
+            };
+            let out = cmd.assert().code(1).get_output().stdout.clone();
+            let out = String::from_utf8(out).unwrap();
+            // Without the time taken.
+            match out.rfind(" (") {
+                Some(at) => out[..at].to_string(),
+                None => out,
+            }
+        };
+        let want = verify(Some(&plain));
+        assert!(want.contains("record 31 ("), "{want}");
+        assert!(want.contains("record 21 ("), "{want}");
+        assert!(
+            want.contains("60 records checked: 58 passed, 2 failed"),
+            "{want}"
+        );
+        let plain_name = plain.file_name().unwrap().to_str().unwrap();
+        for f in &packed {
+            let got = verify(Some(f));
+            let f_name = f.file_name().unwrap().to_str().unwrap();
+            assert_eq!(got.replace(f_name, plain_name), want, "{f:?}");
+        }
+        assert_eq!(
+            verify(None)
+                .replace("standard input", plain_name)
+                .replace("-:", &format!("{plain_name}:")),
+            want.replace(&plain.display().to_string(), plain_name)
+        );
+        if name == "rows" {
+            let solve = |input: &Path| {
+                stdout_of(
+                    batchdoku()
+                        .args(["solve", "-q", "--format", "csv"])
+                        .arg(input)
+                        .write_stdin(text.as_bytes()),
+                )
+            };
+            let want = solve(&plain);
+            assert_eq!(want.lines().count(), 61);
+            assert_eq!(
+                want.lines().filter(|l| l.contains(",malformed,")).count(),
+                1
+            );
+            for f in &packed {
+                assert_eq!(solve(f), want, "{f:?}");
+            }
+            assert_eq!(solve(Path::new("-")), want, "standard input");
+        }
+    }
+}

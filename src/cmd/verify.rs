@@ -7,14 +7,14 @@ use crate::grid::ParseError;
 use crate::input::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
     record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
-    StreamChunks, ANSWER_COLUMNS, PUZZLE_COLUMNS,
+    StreamChunks, ANSWER_COLUMNS, MAX_RECORD, PUZZLE_COLUMNS,
 };
 use crate::mapfile::MappedFile;
 use crate::pipeline::{run_ordered, Stop};
 use crate::table::{self, TableSource};
 use crate::verify::{
     check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerColumns,
-    AnswerFormat, CheckOptions, Failure,
+    AnswerFormat, BadAnswer, CheckOptions, Failure,
 };
 use crate::Puzzle;
 use crate::SolverKind;
@@ -549,8 +549,9 @@ impl<'a> AnswerReader<'a> {
         })
     }
 
-    /// The next answer record: its first line number and its text.
-    fn next(&mut self) -> anyhow::Result<Option<(u64, Vec<u8>)>> {
+    /// The next answer record: its first line number, its text, and
+    /// whether it is a CSV record longer than [`MAX_RECORD`].
+    fn next(&mut self) -> anyhow::Result<Option<(u64, Vec<u8>, bool)>> {
         match self {
             AnswerReader::Text { at, format } => {
                 let csv = matches!(format, AnswerFormat::Csv(_));
@@ -567,14 +568,14 @@ impl<'a> AnswerReader<'a> {
                     };
                     at.pos += end;
                     if !is_skipped(text) {
-                        return Ok(Some((line, text.to_vec())));
+                        return Ok(Some((line, text.to_vec(), csv && end > MAX_RECORD)));
                     }
                 }
                 Ok(None)
             }
             AnswerReader::Rows { more, ready, .. } => loop {
-                if let Some(r) = ready.pop_front() {
-                    return Ok(Some(r));
+                if let Some((row, text)) = ready.pop_front() {
+                    return Ok(Some((row, text, false)));
                 }
                 match more()? {
                     Some(rows) => ready.extend(rows),
@@ -705,6 +706,9 @@ struct Answer {
     line: u64,
     format: AnswerFormat,
     text: Vec<u8>,
+    /// A CSV record longer than [`MAX_RECORD`]: `text` holds only its
+    /// start when it was streamed, so it is unreadable however it is read.
+    too_long: bool,
 }
 
 /// The answer records of an input's files, one file after the other (see
@@ -753,12 +757,13 @@ impl<'a> AnswerFiles<'a> {
             let Some((file, reader)) = &mut self.current else {
                 return Ok(None);
             };
-            if let Some((line, text)) = reader.next()? {
+            if let Some((line, text, too_long)) = reader.next()? {
                 return Ok(Some(Answer {
                     file: *file,
                     line,
                     format: reader.format(),
                     text,
+                    too_long,
                 }));
             }
             if !self.open_next()? {
@@ -927,7 +932,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let n = batch.len() as u64;
             for pair in batch {
                 let claim = match &pair.answer {
+                    Some(a) if a.too_long => Err(BadAnswer(ParseError::RecordTooLong.to_string())),
                     Some(a) => parse_answer(a.format, &a.text),
+                    // A stream keeps only the start of such a record.
+                    None if matches!(pair.puzzle, Err(ParseError::RecordTooLong)) => {
+                        Err(BadAnswer(ParseError::RecordTooLong.to_string()))
+                    }
                     None => match pair.answer_column {
                         Some(k) => column_answer(&pair.puzzle_raw, k),
                         None => embedded_answer(&pair.puzzle_raw),
