@@ -890,6 +890,230 @@ fn verify_reads_answers_from_tables_and_npy_outputs() {
 
 #[cfg(unix)]
 #[test]
+fn verify_reads_claims_from_columns_of_any_case_and_number_type() {
+    // A solve output's columns renamed (`Status`, `SOLUTIONS`, any case)
+    // and its counts stored as pandas and others store them: float (with a
+    // NaN for a missing count), decimal, text, unsigned. Whole counts are
+    // counts, a false one fails; a fraction, a negative, a count past 2^63
+    // or words are unreadable answers; never a claim ignored.
+    use arrow_array::{Decimal128Array, Float32Array, UInt64Array};
+    let dir = tempfile::tempdir().unwrap();
+    let p = sample_lines(40);
+    let plain = lines_file(dir.path(), "plain.txt", &p);
+    let csv = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--limit", "2", "--format", "csv"])
+            .arg(&plain),
+    );
+    let rows: Vec<Vec<String>> = csv
+        .lines()
+        .skip(1)
+        .map(batchdoku::verify::split_csv)
+        .collect();
+    let status: Vec<String> = rows.iter().map(|r| r[2].clone()).collect();
+    let counts: Vec<u32> = rows.iter().map(|r| r[3].parse().unwrap()).collect();
+    let solution: Vec<String> = rows.iter().map(|r| r[4].clone()).collect();
+    assert!(counts.iter().all(|&c| c == 1));
+    let answers = |name: &str, names: [&str; 3], status: Vec<String>, count: ArrayRef| {
+        table(
+            dir.path(),
+            name,
+            vec![
+                (names[0], Arc::new(StringArray::from(status)) as ArrayRef),
+                (names[1], count),
+                (
+                    names[2],
+                    Arc::new(StringArray::from(solution.clone())) as ArrayRef,
+                ),
+            ],
+            16,
+        )
+    };
+    let verify = |answers: &Path| {
+        let out = batchdoku()
+            .arg("verify")
+            .arg(&plain)
+            .arg(answers)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    };
+    // Row 3 (record 4) claims two solutions in every form of the count.
+    let false_count: Vec<(&str, ArrayRef)> = vec![
+        (
+            "int",
+            Arc::new(Int64Array::from_iter_values((0..40).map(|i| {
+                if i == 3 {
+                    2
+                } else {
+                    1
+                }
+            }))),
+        ),
+        (
+            "float",
+            Arc::new(Float64Array::from_iter((0..40).map(|i| {
+                Some(if i == 3 {
+                    2.0
+                } else if i == 5 {
+                    f64::NAN
+                } else {
+                    1.0
+                })
+            }))),
+        ),
+        (
+            "float32",
+            Arc::new(Float32Array::from_iter_values((0..40).map(|i| {
+                if i == 3 {
+                    2.0
+                } else {
+                    1.0
+                }
+            }))),
+        ),
+        (
+            "decimal",
+            Arc::new(
+                Decimal128Array::from_iter_values((0..40).map(|i| if i == 3 { 200 } else { 100 }))
+                    .with_precision_and_scale(9, 2)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "text",
+            Arc::new(StringArray::from_iter_values((0..40).map(|i| {
+                if i == 3 {
+                    "2"
+                } else {
+                    "1"
+                }
+            }))),
+        ),
+        (
+            "unsigned",
+            Arc::new(UInt64Array::from_iter_values((0..40).map(|i| {
+                if i == 3 {
+                    2
+                } else {
+                    1
+                }
+            }))),
+        ),
+    ];
+    for names in [
+        ["status", "solutions", "solution"],
+        ["Status", "Solutions", "SOLUTION"],
+        ["STATUS", "solutions", "Solution"],
+    ] {
+        for (kind, count) in &false_count {
+            let f = answers(
+                &format!("{kind}-{}.parquet", names[0]),
+                names,
+                status.clone(),
+                count.clone(),
+            );
+            let (code, out) = verify(&f);
+            assert_eq!(code, Some(1), "{kind} {names:?}: {out}");
+            assert!(
+                out.contains("record 4 (") && out.contains("status unique with 2 solutions"),
+                "{kind} {names:?}: {out}"
+            );
+            assert!(
+                out.contains("39 passed, 1 failed"),
+                "{kind} {names:?}: {out}"
+            );
+        }
+        // A false status, claimed in a column named in capitals.
+        let mut lie = status.clone();
+        lie[7] = "multiple".into();
+        let ones: ArrayRef = Arc::new(Int64Array::from(vec![None::<i64>; 40]));
+        let f = answers(&format!("lie-{}.parquet", names[0]), names, lie, ones);
+        let (code, out) = verify(&f);
+        assert_eq!(code, Some(1), "{names:?}: {out}");
+        assert!(
+            out.contains("record 8 (") && out.contains("claimed multiple"),
+            "{out}"
+        );
+    }
+    // Counts that are not whole non-negative numbers are unreadable.
+    let unreadable: Vec<(&str, ArrayRef, &str)> = vec![
+        (
+            "fraction",
+            Arc::new(Float64Array::from_iter_values((0..40).map(|i| {
+                if i == 9 {
+                    1.5
+                } else {
+                    1.0
+                }
+            }))),
+            "\"1.5\"",
+        ),
+        (
+            "negative",
+            Arc::new(Int64Array::from_iter_values((0..40).map(|i| {
+                if i == 9 {
+                    -1
+                } else {
+                    1
+                }
+            }))),
+            "-1",
+        ),
+        (
+            "huge",
+            Arc::new(UInt64Array::from_iter_values((0..40).map(|i| {
+                if i == 9 {
+                    (1 << 63) + 5
+                } else {
+                    1
+                }
+            }))),
+            "9223372036854775813",
+        ),
+        (
+            "words",
+            Arc::new(StringArray::from_iter_values((0..40).map(|i| {
+                if i == 9 {
+                    "one"
+                } else {
+                    "1"
+                }
+            }))),
+            "\"one\"",
+        ),
+        (
+            "cents",
+            Arc::new(
+                Decimal128Array::from_iter_values((0..40).map(|i| if i == 9 { 150 } else { 100 }))
+                    .with_precision_and_scale(9, 2)
+                    .unwrap(),
+            ),
+            "\"1.50\"",
+        ),
+    ];
+    for (kind, count, shown) in unreadable {
+        let f = answers(
+            &format!("{kind}.parquet"),
+            ["status", "solutions", "solution"],
+            status.clone(),
+            count,
+        );
+        let (code, out) = verify(&f);
+        assert_eq!(code, Some(1), "{kind}: {out}");
+        assert!(
+            out.contains(&format!("record 10 ({}", plain.display())),
+            "{kind}: {out}"
+        );
+        assert!(
+            out.contains(&format!("not a non-negative integer: {shown}")),
+            "{kind}: {out}"
+        );
+        assert!(out.contains("39 passed, 1 failed"), "{kind}: {out}");
+    }
+}
+
+#[test]
 fn a_run_over_a_table_resumes_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let rows = rows_with_holes(3000);

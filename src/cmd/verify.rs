@@ -448,23 +448,27 @@ impl<'a> AnswerReader<'a> {
             let mut out = Vec::with_capacity(rows.rows);
             if solve_output {
                 let others = rows.others.as_ref().expect("kept");
+                // Found as they were detected, whatever their case.
+                let named = |name: &str| {
+                    let schema = others.schema();
+                    let k = schema
+                        .fields()
+                        .iter()
+                        .position(|f| f.name().trim().eq_ignore_ascii_case(name))?;
+                    Some(others.column(k).clone())
+                };
                 let mut status: Vec<Option<String>> = Vec::new();
                 // A status column of another type (a user's own) says nothing.
-                if let Some(col) = others
-                    .column_by_name("status")
-                    .filter(|c| table::is_text(c.data_type()))
-                {
+                if let Some(col) = named("status").filter(|c| table::is_text(c.data_type())) {
                     table::for_each_text(col.as_ref(), &mut |v| {
                         status.push(v.map(|b| String::from_utf8_lossy(b).into_owned()))
                     });
                 }
-                let counts = others
-                    .column_by_name("solutions")
-                    .and_then(|c| table::integers(c.as_ref()));
+                let counts = named("solutions").map(|c| claimed_counts(c.as_ref()));
                 for (i, solution) in texts.enumerate() {
                     let record = serde_json::json!({
                         "status": status.get(i).cloned().flatten(),
-                        "solutions": counts.as_ref().and_then(|c| c[i]),
+                        "solutions": counts.as_ref().map_or(serde_json::Value::Null, |c| c[i].clone()),
                         "solution": solution.map(String::from_utf8_lossy),
                     });
                     out.push((rows.first_row + i as u64, record.to_string().into_bytes()));
@@ -583,6 +587,90 @@ impl<'a> AnswerReader<'a> {
                 }
             },
         }
+    }
+}
+
+/// The solution counts a table's `solutions` column claims, as the JSON
+/// values the answer reader takes or refuses, read as the CSV path reads
+/// the text of a count: a whole non-negative number is a count whatever
+/// its type (a float column, as pandas writes one that held a NaN; a
+/// decimal; digits in text); a null, a NaN or empty text claims nothing;
+/// anything else (1.5, -1, a count past 2^32, other text, another type)
+/// is an answer that cannot be read.
+fn claimed_counts(column: &dyn arrow_array::Array) -> Vec<serde_json::Value> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{
+        Decimal128Type, Decimal256Type, Float16Type, Float32Type, Float64Type, UInt64Type,
+    };
+    use arrow_array::Array;
+    use arrow_schema::DataType;
+    use serde_json::Value;
+    // A whole number written as text (a decimal's `2.00` is 2).
+    let of_text = |t: &str| -> Value {
+        let t = t.trim();
+        let whole = match t.split_once('.') {
+            Some((w, frac)) if frac.bytes().all(|b| b == b'0') => w,
+            _ => t,
+        };
+        match whole.parse::<u64>() {
+            _ if t.is_empty() => Value::Null,
+            Ok(n) if whole.bytes().all(|b| b.is_ascii_digit()) => Value::from(n),
+            _ => Value::String(t.to_string()),
+        }
+    };
+    let of_float = |v: f64| -> Value {
+        if v.is_nan() {
+            Value::Null
+        } else {
+            of_text(&v.to_string())
+        }
+    };
+    fn each<T, F: Fn(T) -> Value>(values: impl Iterator<Item = Option<T>>, f: F) -> Vec<Value> {
+        values.map(|v| v.map_or(Value::Null, &f)).collect()
+    }
+    match column.data_type() {
+        DataType::UInt64 => each(column.as_primitive::<UInt64Type>().iter(), Value::from),
+        DataType::Float16 => each(column.as_primitive::<Float16Type>().iter(), |v| {
+            of_float(v.to_f64())
+        }),
+        DataType::Float32 => each(column.as_primitive::<Float32Type>().iter(), |v| {
+            of_float(f64::from(v))
+        }),
+        DataType::Float64 => each(column.as_primitive::<Float64Type>().iter(), of_float),
+        DataType::Decimal128(..) => {
+            let d = column.as_primitive::<Decimal128Type>();
+            (0..d.len())
+                .map(|i| match d.is_null(i) {
+                    true => Value::Null,
+                    false => of_text(&d.value_as_string(i)),
+                })
+                .collect()
+        }
+        DataType::Decimal256(..) => {
+            let d = column.as_primitive::<Decimal256Type>();
+            (0..d.len())
+                .map(|i| match d.is_null(i) {
+                    true => Value::Null,
+                    false => of_text(&d.value_as_string(i)),
+                })
+                .collect()
+        }
+        t if table::is_text(t) => {
+            let mut out = Vec::with_capacity(column.len());
+            table::for_each_text(column, &mut |v| {
+                out.push(v.map_or(Value::Null, |b| of_text(&String::from_utf8_lossy(b))))
+            });
+            out
+        }
+        t => match table::integers(column) {
+            Some(values) => each(values.into_iter(), Value::from),
+            None => (0..column.len())
+                .map(|i| match column.is_null(i) {
+                    true => Value::Null,
+                    false => Value::String(format!("a value of type {t}")),
+                })
+                .collect(),
+        },
     }
 }
 
