@@ -61,10 +61,12 @@ impl RowPacker {
         }
     }
 
-    /// Appends one row: its text, or `None` for a null.
+    /// Appends one row: its text (its first [`MAX_LINE`] bytes, as a
+    /// stream keeps of a line: a longer cell is no puzzle, and a table's
+    /// cell may be hundreds of megabytes), or `None` for a null.
     #[inline]
     pub fn push(&mut self, row: Option<&[u8]>) {
-        push_row(row, &mut self.bytes);
+        push_row(row.map(|r| &r[..r.len().min(MAX_LINE)]), &mut self.bytes);
         self.rows += 1;
     }
 

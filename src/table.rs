@@ -1191,6 +1191,43 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_cell_is_read_as_its_first_bytes_like_a_long_line() {
+        // Cells of 20 MB (zstd makes the file small): packed as their first
+        // MAX_LINE bytes, so what a range holds is bounded whatever the
+        // file's cells claim, and each reads as the same text in a line
+        // file would: garbage malformed, a puzzle with long notes after
+        // its separator a puzzle.
+        use crate::input::{records, InputFormat, MAX_LINE};
+        let dir = std::env::temp_dir().join(format!("batchdoku-huge-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("huge.parquet");
+        let puzzle = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......";
+        let huge = "x".repeat(20 << 20);
+        let notes = format!("{puzzle},{huge}");
+        let rows = vec![
+            Some(puzzle.to_string()),
+            Some(huge.clone()),
+            None,
+            Some(notes),
+            Some(puzzle.to_string()),
+        ];
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
+            .build();
+        write_table_with(&path, &rows, props);
+        assert!(std::fs::metadata(&path).unwrap().len() < 1 << 20);
+        let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
+        let read = t.read(t.range(0, 100).unwrap()).unwrap();
+        assert_eq!(read.rows, 5);
+        assert!(read.packed.len() < 2 * MAX_LINE + 4 * 100, "{}", read.packed.len());
+        let got: Vec<(u64, bool)> = records(&read.packed, 0, InputFormat::Rows)
+            .map(|r| (r.line, r.puzzle.is_ok()))
+            .collect();
+        assert_eq!(got, [(0, true), (1, false), (2, false), (3, true), (4, true)]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_table_is_read_by_ranges_in_any_order() {
         let dir = std::env::temp_dir().join(format!("batchdoku-table-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
