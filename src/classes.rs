@@ -102,7 +102,13 @@ pub struct ClassSet {
     segments: Vec<MmapMut>,
     segment_classes: usize,
     len: u64,
+    /// Bytes of the file given real blocks so far (see [`ClassSet::store`]).
+    allocated: u64,
 }
+
+/// The most bytes of the file given real blocks at a time (about 85,000
+/// classes).
+const ALLOCATION: u64 = 4 << 20;
 
 impl ClassSet {
     /// An empty set, its forms in a new unnamed file in the temporary
@@ -119,6 +125,7 @@ impl ClassSet {
             segments: Vec::new(),
             segment_classes,
             len: 0,
+            allocated: 0,
         })
     }
 
@@ -189,6 +196,18 @@ impl ClassSet {
             };
             self.segments.push(map);
         }
+        // A write through the map into a hole of the file that the disk
+        // has no room for would end the process with SIGBUS: blocks are
+        // taken first, so a full disk is an error here instead.
+        let end = (class + 1) * RECORD as u64;
+        if end > self.allocated {
+            // Ahead by half what is held, between 64 KiB and ALLOCATION.
+            let ahead = (self.allocated / 2).clamp(64 << 10, ALLOCATION);
+            let mapped = self.segments.len() as u64 * (self.segment_classes * RECORD) as u64;
+            let to = (end + ahead).min(mapped);
+            allocate(&self.file, self.allocated, to - self.allocated)?;
+            self.allocated = to;
+        }
         let at = (class as usize % self.segment_classes) * RECORD;
         let record = &mut self.segments[segment][at..at + RECORD];
         record[..PACKED].copy_from_slice(&form.0);
@@ -204,6 +223,40 @@ impl ClassSet {
         let tag = u64::from_le_bytes(record[PACKED..].try_into().expect("8 bytes"));
         (form, tag)
     }
+}
+
+/// Gives `len` bytes of `file` from `offset` real blocks on the disk
+/// (`posix_fallocate`, else zeros written where the file system cannot),
+/// so that a full disk is an `ENOSPC` error now rather than a SIGBUS when
+/// the map is written.
+#[cfg(unix)]
+fn allocate(file: &File, offset: u64, len: u64) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    use std::os::unix::io::AsRawFd;
+    let (Ok(at), Ok(n)) = (libc::off_t::try_from(offset), libc::off_t::try_from(len)) else {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    };
+    // SAFETY: a plain system call on a descriptor this `File` owns; it
+    // touches no memory of ours.
+    match unsafe { libc::posix_fallocate(file.as_raw_fd(), at, n) } {
+        0 => Ok(()),
+        libc::EOPNOTSUPP | libc::EINVAL | libc::ENOSYS => {
+            let zeros = vec![0u8; 1 << 20];
+            let mut done = 0;
+            while done < len {
+                let n = (len - done).min(zeros.len() as u64) as usize;
+                file.write_all_at(&zeros[..n], offset + done)?;
+                done += n as u64;
+            }
+            Ok(())
+        }
+        e => Err(io::Error::from_raw_os_error(e)),
+    }
+}
+
+#[cfg(not(unix))]
+fn allocate(_: &File, _: u64, _: u64) -> io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]

@@ -314,3 +314,72 @@ fn interrupted_runs_keep_what_is_finished_as_partial() {
         assert_eq!(partial, whole, "{command}");
     }
 }
+
+#[test]
+fn a_full_temporary_folder_is_an_error_that_names_it() {
+    // dedup's forms go to a file in TMPDIR, written through a map: on a
+    // full disk that was a SIGBUS (exit 135) with no word. Here TMPDIR is
+    // a 2 MiB tmpfs, mounted in a mount namespace of the run's own
+    // (`unshare`, as root or in a user namespace), and 60,000 distinct
+    // puzzles need about 3 MiB of forms.
+    if !std::process::Command::new("unshare")
+        .args(["-rm", "true"])
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        eprintln!("note: unshare -rm is not allowed here; the full-disk check is not run");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = puzzle_rng(7, 1);
+    let mut solver = FastSolver::new();
+    let mut text = String::new();
+    for _ in 0..60_000 {
+        let s = random_solution(&mut rng, &mut solver);
+        let mut g = Grid::EMPTY;
+        for i in 0..81 {
+            if rng.gen_bool(0.4) {
+                g.set(i / 9, i % 9, s.get(i / 9, i % 9));
+            }
+        }
+        text += &format!("{}\n", g.to_line());
+    }
+    let input = write(dir.path(), "many.txt", &text);
+    let small = dir.path().join("small");
+    std::fs::create_dir(&small).unwrap();
+    let out = dir.path().join("kept.txt");
+    let run = |size: &str, input: &std::path::Path| {
+        std::process::Command::new("unshare")
+            .args(["-rm", "sh", "-c"])
+            .arg(r#"mount -t tmpfs -o size="$1" tmpfs "$2" && TMPDIR="$2" exec "$3" dedup -q "$4" -o "$5""#)
+            .args(["sh", size])
+            .arg(&small)
+            .arg(assert_cmd::cargo::cargo_bin("batchdoku"))
+            .arg(input)
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let full = run("2m", &input);
+    let stderr = String::from_utf8_lossy(&full.stderr);
+    assert_eq!(full.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("temporary file of forms in {}", small.display()))
+            && stderr.contains("No space left on device"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("kept.txt.partial (incomplete)"), "{stderr}");
+    assert!(!out.exists());
+    // Room enough: the same run completes, every class kept.
+    std::fs::remove_file(dir.path().join("kept.txt.partial")).unwrap();
+    let roomy = run("16m", &input);
+    assert!(
+        roomy.status.success(),
+        "{}",
+        String::from_utf8_lossy(&roomy.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap().lines().count(),
+        60_000
+    );
+}

@@ -148,7 +148,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let mut classes = ClassSet::new().context("cannot create the temporary file of forms")?;
+    let mut classes = ClassSet::new().with_context(|| {
+        format!(
+            "cannot create the temporary file of forms in {} (TMPDIR)",
+            std::env::temp_dir().display()
+        )
+    })?;
     stop_on_ctrl_c();
     let started = Instant::now();
     let mut tally = Tally::default();
@@ -261,7 +266,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         classes.insert(&c.form, here)
                     };
                     let seen = seen.map_err(|e| {
-                        Halt::Read(anyhow::Error::new(e).context("the temporary file of forms"))
+                        Halt::Read(anyhow::Error::new(e).context(format!(
+                            "the temporary file of forms in {} (TMPDIR)",
+                            std::env::temp_dir().display()
+                        )))
                     })?;
                     if !checking {
                         continue;
