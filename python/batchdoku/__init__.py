@@ -25,6 +25,12 @@ row; only a call that cannot be made (a wrong shape, type or option)
 raises ``TypeError`` or ``ValueError``. Ctrl-C during a long call raises
 ``KeyboardInterrupt`` within a second.
 
+``threads`` is the most threads a call runs on (0: ``BATCHDOKU_THREADS``,
+else one per core). A call starts no more than it has work for (a thread
+per 1,024 records, or per puzzle generated) and never more than
+max(4 x cores, 64); the pools of the last two sizes used are kept for the
+next calls, and older ones end their threads.
+
 Inputs must not be changed by other threads while a call reads them.
 After ``os.fork()`` the child makes its own threads on its first call;
 prefer the ``spawn`` start method for multiprocessing all the same.
@@ -66,9 +72,12 @@ def _is_from(obj: Any, module: str) -> bool:
 
 
 def _threads(threads: int) -> int:
+    """A ``threads`` argument: 0 (the default count) or more. The engine
+    never starts more than max(4 x cores, 64), nor more than the call has
+    work for, so a larger number asks for that many."""
     if not isinstance(threads, (int, np.integer)) or isinstance(threads, bool) or threads < 0:
         raise ValueError(f"threads: a count of 0 or more was expected, not {threads!r}")
-    return int(threads)
+    return min(int(threads), 2**20)
 
 
 def _is_arrow_list(t: Any) -> bool:

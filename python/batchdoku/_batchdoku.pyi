@@ -1,5 +1,10 @@
 """The native engine. Call it through the `batchdoku` package, which checks
-arguments and turns every accepted input into one of these specs."""
+arguments and turns every accepted input into one of these specs.
+
+`threads` (0: BATCHDOKU_THREADS, else one per core) is the most a call
+runs on: never more than it has work for (a task of 1,024 records, a
+puzzle to make) nor than max(4 x cores, 64); the pools of the last two
+sizes are kept, older ones end their threads."""
 
 from typing import List, Optional, Tuple
 

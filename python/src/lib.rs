@@ -28,7 +28,6 @@ use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyTuple;
 use rayon::prelude::*;
 use rayon::ThreadPool;
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -46,15 +45,33 @@ const TASK: usize = 1024;
 // ---------------------------------------------------------------------
 // Thread pools
 
-/// Pools by thread count, built on first use and rebuilt in a forked child
-/// (a pool made before `fork()` has no threads in the child).
-static POOLS: Mutex<Option<(u32, PoolsByCount)>> = Mutex::new(None);
+/// Pools kept for later calls, the most recent first, and the process
+/// they were made in (a pool made before `fork()` has no threads in the
+/// child, which makes its own). Only the last [`POOLS_KEPT`] sizes are
+/// kept: an older pool is dropped, and its threads end once idle, so
+/// calls with ever new `threads` values do not pile threads up.
+static POOLS: Mutex<Option<(u32, PoolsBySize)>> = Mutex::new(None);
 
-type PoolsByCount = HashMap<usize, Arc<ThreadPool>>;
+/// Pools by size (threads), the most recently used first.
+type PoolsBySize = Vec<(usize, Arc<ThreadPool>)>;
 
-/// The pool for `threads` (0: `BATCHDOKU_THREADS`, else one per core).
-fn pool(threads: usize) -> PyResult<Arc<ThreadPool>> {
-    let threads = match threads {
+/// How many pools (of different sizes) are kept between calls: the
+/// default one and one other (a call with little work gets a smaller one).
+const POOLS_KEPT: usize = 2;
+
+/// The most threads a call runs on: four per core, or 64 on a machine of
+/// fewer than 16 cores. The work is all CPU, so more never helps, and a
+/// pool's threads are started when it is made.
+fn most_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.saturating_mul(4).max(64)
+}
+
+/// The pool for a call asking for `threads` (0: `BATCHDOKU_THREADS`, else
+/// one per core) with `work` pieces that can run at once: never more
+/// threads than pieces, nor than [`most_threads`].
+fn pool(threads: usize, work: usize) -> PyResult<Arc<ThreadPool>> {
+    let asked = match threads {
         0 => std::env::var("BATCHDOKU_THREADS")
             .ok()
             .and_then(|v| v.trim().parse().ok())
@@ -62,23 +79,35 @@ fn pool(threads: usize) -> PyResult<Arc<ThreadPool>> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         n => n,
     };
+    let size = asked.min(most_threads()).min(work).max(1);
     let pid = std::process::id();
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
     if pools.as_ref().is_none_or(|(p, _)| *p != pid) {
-        *pools = Some((pid, HashMap::new()));
+        *pools = Some((pid, Vec::new()));
     }
-    let (_, map) = pools.as_mut().expect("set above");
-    if let Some(p) = map.get(&threads) {
-        return Ok(Arc::clone(p));
+    let (_, kept) = pools.as_mut().expect("set above");
+    if let Some(k) = kept.iter().position(|(s, _)| *s == size) {
+        let entry = kept.remove(k);
+        let p = Arc::clone(&entry.1);
+        kept.insert(0, entry);
+        return Ok(p);
     }
     let p = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(size)
         .thread_name(|i| format!("batchdoku-{i}"))
         .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start {threads} threads: {e}")))?;
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start {size} threads: {e}")))?;
     let p = Arc::new(p);
-    map.insert(threads, Arc::clone(&p));
+    kept.insert(0, (size, Arc::clone(&p)));
+    // A pool dropped here ends its threads once they are idle (one still
+    // running a call ends when that call lets it go).
+    kept.truncate(POOLS_KEPT);
     Ok(p)
+}
+
+/// The pieces a call over `n` records runs in parallel: tasks of [`TASK`].
+fn tasks(n: usize) -> usize {
+    n.div_ceil(TASK)
 }
 
 /// Runs `work` on `pool` with the GIL released, checking for Ctrl-C every
@@ -404,7 +433,7 @@ fn solve<'py>(
     let held = hold(spec)?;
     let puzzles = held.puzzles()?;
     let n = puzzles.len();
-    let pool = pool(threads)?;
+    let pool = pool(threads, tasks(n))?;
     let mut status = vec![0u8; n];
     let mut cells = vec![0u8; n * CELLS];
     let mut count = vec![0u32; n];
@@ -558,7 +587,7 @@ fn verify<'py>(
         unique,
         ..CheckOptions::default()
     };
-    let pool = pool(threads)?;
+    let pool = pool(threads, tasks(n))?;
     let mut ok = vec![false; n];
     let mut reasons: Vec<Option<String>> = vec![None; n];
     let complete = run(py, Some(&pool), || {
@@ -619,7 +648,7 @@ fn rate<'py>(
     let held = hold(spec)?;
     let puzzles = held.puzzles()?;
     let n = puzzles.len();
-    let pool = pool(threads)?;
+    let pool = pool(threads, tasks(n))?;
     let (mut sols, mut guesses) = (vec![0u32; n], vec![0u64; n]);
     let (mut inference, mut difficulty) = (vec![0u8; n], vec![0u8; n]);
     // Codes past the inference and difficulty words: invalid, malformed.
@@ -697,7 +726,7 @@ fn canon<'py>(
     let held = hold(spec)?;
     let puzzles = held.puzzles()?;
     let n = puzzles.len();
-    let pool = pool(threads)?;
+    let pool = pool(threads, tasks(n))?;
     let mut forms = vec![0u8; n * CELLS];
     let (mut automorphisms, mut status) = (vec![0u64; n], vec![0u8; n]);
     let complete = run(py, Some(&pool), || {
@@ -800,7 +829,7 @@ fn generate_matches(
 ) -> PyResult<Vec<u64>> {
     let options = generate_options(minimal, min_clues, symmetry)?;
     let want = difficulty_named(difficulty)?;
-    let pool = pool(threads)?;
+    let pool = pool(threads, usize::MAX)?;
     let found = run(py, Some(&pool), || {
         let mut found = Vec::new();
         let mut next = start;
@@ -833,7 +862,7 @@ fn generate_at(
     threads: usize,
 ) -> PyResult<(Vec<String>, Vec<String>)> {
     let options = generate_options(minimal, min_clues, symmetry)?;
-    let pool = pool(threads)?;
+    let pool = pool(threads, indexes.len())?;
     let made = run(py, Some(&pool), || {
         make_candidates(seed, indexes.par_iter().copied(), options)
     })?;
@@ -887,7 +916,13 @@ fn generate(
         Some(d) => Some(difficulty_named(d)?),
         None => None,
     };
-    let pool = pool(threads)?;
+    let pool = pool(
+        threads,
+        match difficulty {
+            None => usize::try_from(n).unwrap_or(usize::MAX),
+            Some(_) => usize::MAX,
+        },
+    )?;
     let made = run(py, Some(&pool), || -> Result<Vec<(Grid, Grid)>, String> {
         match difficulty {
             None => make_candidates(seed, (start..start + n).into_par_iter(), options)
@@ -973,7 +1008,7 @@ fn read<'py>(
         None => None,
     };
     let sources = open_sources(&[path]).map_err(|e| PyValueError::new_err(format!("{e:#}")))?;
-    let pool = pool(threads)?;
+    let pool = pool(threads, usize::MAX)?;
     let nthreads = pool.current_num_threads();
     let forced = forced_format(input);
     type Piece = (Vec<u8>, Vec<i64>, Vec<(usize, i64, String)>);
