@@ -6,7 +6,7 @@ over a pool of ``threads`` (0: all cores, or ``BATCHDOKU_THREADS``):
 >>> import batchdoku, numpy as np
 >>> p = "53..7....6..195....98....6.8...6...34..8.3..17...2...6.6....28....419..5....8..79"
 >>> r = batchdoku.solve([p, "not a puzzle"])
->>> list(r.status)
+>>> r.status.tolist()
 ['solved', 'malformed']
 >>> r.solution_strings()[0][:9]
 '534678912'
@@ -19,11 +19,15 @@ of the command line's input: 81 cells, ``.`` or ``0`` for blanks, or a
 where ``d`` is still a candidate; text after a separator ignored; ``None``
 is a missing puzzle), a numpy integer
 array of shape (N, 81) or (N, 9, 9) with 0 for blanks, a numpy ``S``/``U``
-string array, a pyarrow string Array or ChunkedArray, or a pandas Series of
-strings. A record that is not a puzzle gets the status ``malformed`` in its
-row; only a call that cannot be made (a wrong shape, type or option)
-raises ``TypeError`` or ``ValueError``. Ctrl-C during a long call raises
-``KeyboardInterrupt`` within a second.
+string array of shape (N,) (a puzzle a string) or (N, 81) or (N, 9, 9) (a
+cell a string, as ``np.array([list(p) for p in puzzles])`` makes: each row
+is joined), a pyarrow string Array or ChunkedArray, or a pandas Series of
+strings; a whole table (a pandas DataFrame, a pyarrow Table) is refused:
+pass its column, ``df["puzzle"]``. A record that is not a puzzle (a
+``str`` with a lone surrogate included) gets the status ``malformed`` in
+its row; only a call that cannot be made (a wrong shape, type or option)
+raises ``TypeError`` (a wrong type) or ``ValueError`` (a wrong value).
+Ctrl-C during a long call raises ``KeyboardInterrupt`` within a second.
 
 ``threads`` is the most threads a call runs on (0: ``BATCHDOKU_THREADS``,
 else one per core). A call starts no more than it has work for (a thread
@@ -71,13 +75,61 @@ def _is_from(obj: Any, module: str) -> bool:
     return type(obj).__module__.split(".")[0] == module
 
 
-def _threads(threads: int) -> int:
+def _integer(name: str, value: Any, lo: int, hi: float, range_text: str) -> int:
+    """`value` as an int from `lo` to `hi`: a TypeError for anything but an
+    integer (a bool, a float or a string of digits included), a ValueError
+    outside the range (`range_text` says it)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}: {range_text} was expected, not {type(value).__name__} {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name}: {range_text} was expected, not {value!r}")
+    return int(value)
+
+
+def _threads(threads: Any) -> int:
     """A ``threads`` argument: 0 (the default count) or more. The engine
     never starts more than max(4 x cores, 64), nor more than the call has
     work for, so a larger number asks for that many."""
-    if not isinstance(threads, (int, np.integer)) or isinstance(threads, bool) or threads < 0:
-        raise ValueError(f"threads: a count of 0 or more was expected, not {threads!r}")
-    return min(int(threads), 2**20)
+    return min(_integer("threads", threads, 0, float("inf"), "a count of 0 or more"), 2**20)
+
+
+def _word(name: str, value: Any) -> str:
+    """An option named by a word: a str (a TypeError otherwise); one that
+    UTF-8 cannot hold (a lone surrogate) is passed escaped, so the engine's
+    ValueError shows it beside the words it takes."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: a str was expected, not {type(value).__name__} {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("ascii")
+    return value
+
+
+def _table_error(puzzles: Any, what: str) -> TypeError:
+    """The error for a whole table given where one column was expected."""
+    kind = f"{type(puzzles).__module__.split('.')[0]} {type(puzzles).__name__}"
+    try:
+        names = [str(c) for c in (puzzles.column_names if hasattr(puzzles, "column_names") else puzzles.columns)]
+    except Exception:
+        names = []
+    example = names[0] if names else what.rstrip("s")
+    return TypeError(
+        f"{what}: a table ({kind}{', columns ' + ', '.join(names) if names else ''}) was given;"
+        f" pass the column that holds them, e.g. df[{example!r}]"
+    )
+
+
+def _is_table(obj: Any) -> bool:
+    if _is_from(obj, "pandas"):
+        import pandas as pd
+
+        return isinstance(obj, pd.DataFrame)
+    if _is_from(obj, "pyarrow"):
+        import pyarrow as pa
+
+        return isinstance(obj, (pa.Table, pa.RecordBatch))
+    return False
 
 
 def _is_arrow_list(t: Any) -> bool:
@@ -86,7 +138,7 @@ def _is_arrow_list(t: Any) -> bool:
     return pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
 
 
-def _arrow_list_text(arr: Any) -> tuple:
+def _arrow_list_text(arr: Any, what: str) -> tuple:
     """An Arrow array of integer lists, 81 cells or nine rows of nine per
     puzzle (as ML datasets and Spark's ``array<int>`` columns hold them),
     as the text of its cells, the same the command line's Parquet reader
@@ -101,7 +153,7 @@ def _arrow_list_text(arr: Any) -> tuple:
     nested = _is_arrow_list(arr.type.value_type)
     leaf = arr.type.value_type.value_type if nested else arr.type.value_type
     if not pa.types.is_integer(leaf):
-        raise TypeError(f"puzzles: lists of integers were expected, not {arr.type}")
+        raise TypeError(f"{what}: lists of integers were expected, not {arr.type}")
     want = pa.large_list(pa.large_list(pa.int64())) if nested else pa.large_list(pa.int64())
     # unsafe: a uint64 beyond int64 wraps to a negative number, a `?` all the same
     arr = arr.cast(want, safe=False)
@@ -139,7 +191,7 @@ def _arrow_list_text(arr: Any) -> tuple:
     return ("offsets", offsets, np.ascontiguousarray(data, np.uint8), None if valid.all() else np.ascontiguousarray(valid))
 
 
-def _arrow_spec(arr: Any) -> tuple:
+def _arrow_spec(arr: Any, what: str = "puzzles") -> tuple:
     """An Arrow array of strings as offsets, data and validity (or lists
     of digits as an integer array)."""
     import pyarrow as pa
@@ -151,7 +203,11 @@ def _arrow_spec(arr: Any) -> tuple:
         arr = arr.dictionary_decode()
         t = arr.type
     if _is_arrow_list(t):
-        return _arrow_list_text(arr)
+        return _arrow_list_text(arr, what)
+    if pa.types.is_struct(t):
+        # A table exported as Arrow (a polars DataFrame, a DuckDB relation)
+        names = ", ".join(t.field(i).name for i in range(t.num_fields))
+        raise TypeError(f"{what}: a table (columns {names}) was given; pass the column that holds them")
     if not (
         pa.types.is_string(t)
         or pa.types.is_large_string(t)
@@ -161,7 +217,7 @@ def _arrow_spec(arr: Any) -> tuple:
         or pa.types.is_binary_view(t)
         or pa.types.is_null(t)
     ):
-        raise TypeError(f"puzzles: an Arrow array of strings or of integer lists was expected, not {t}")
+        raise TypeError(f"{what}: an Arrow array of strings or of integer lists was expected, not {t}")
     binary = pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t)
     arr = arr.cast(pa.large_binary() if binary else pa.large_string())
     n = len(arr)
@@ -180,24 +236,29 @@ def _spec(puzzles: Any, what: str = "puzzles") -> tuple:
         raise TypeError(f"{what}: a SolveResult holds answers, not puzzles")
     if isinstance(puzzles, np.ndarray):
         return _array_spec(puzzles, what)
+    if _is_table(puzzles):
+        raise _table_error(puzzles, what)
     if _is_from(puzzles, "pyarrow"):
-        return _arrow_spec(puzzles)
-    if _is_from(puzzles, "pandas"):
         import pyarrow as pa
 
-        return _arrow_spec(pa.array(puzzles, from_pandas=True))
+        if isinstance(puzzles, (pa.Array, pa.ChunkedArray)):
+            return _arrow_spec(puzzles, what)
+    if _is_from(puzzles, "pandas"):
+        return _pandas_spec(puzzles, what)
     if hasattr(puzzles, "__arrow_c_stream__") or hasattr(puzzles, "__arrow_c_array__"):
         # The Arrow PyCapsule interface (polars, DuckDB, nanoarrow, arro3):
         # taken over without a copy.
         import pyarrow as pa
 
         if hasattr(puzzles, "__arrow_c_stream__"):
-            return _arrow_spec(pa.chunked_array(puzzles))
-        return _arrow_spec(pa.array(puzzles))
+            return _arrow_spec(pa.chunked_array(puzzles), what)
+        return _arrow_spec(pa.array(puzzles), what)
     if isinstance(puzzles, (str, bytes)):
         raise TypeError(f"{what}: a sequence of puzzles was expected; for one puzzle pass [puzzle]")
     if isinstance(puzzles, (list, tuple)):
         return _list_spec(puzzles, what)
+    if _is_from(puzzles, "pyarrow"):
+        raise TypeError(f"{what}: a pyarrow Array or ChunkedArray was expected, not {type(puzzles).__name__}")
     try:
         items = list(puzzles)
     except TypeError:
@@ -206,6 +267,21 @@ def _spec(puzzles: Any, what: str = "puzzles") -> tuple:
             f"or a pandas Series was expected, not {type(puzzles).__name__}"
         ) from None
     return _list_spec(items, what)
+
+
+def _pandas_spec(series: Any, what: str) -> tuple:
+    """A pandas Series (or Index, Categorical) through Arrow; one holding a
+    str that Arrow cannot (a lone surrogate) as a list, so that only that
+    record is malformed."""
+    import pyarrow as pa
+
+    try:
+        arr = pa.array(series, from_pandas=True)
+    except UnicodeError:
+        import pandas as pd
+
+        return _list_spec([None if x is None or x is pd.NA or (isinstance(x, float) and x != x) else x for x in list(series)], what)
+    return _arrow_spec(arr, what)
 
 
 def _list_spec(items: Sequence[Any], what: str) -> tuple:
@@ -228,9 +304,18 @@ def _array_spec(a: np.ndarray, what: str) -> tuple:
             raise ValueError(f"{what}: an integer array of shape (N, 81) or (N, 9, 9) was expected, not {a.shape}")
         a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
         return ("ints", a.view(np.uint8).reshape(a.shape[0], 81 * a.dtype.itemsize), a.dtype.itemsize, kind == "i")
+    if kind in "SUO" and a.ndim == 3 and a.shape[1:] == (9, 9):
+        a = a.reshape(a.shape[0], 81)
+    if kind in "SUO" and a.ndim == 2 and a.shape[1] == 1:
+        a = a.reshape(-1)  # a column
+    if kind in "SUO" and a.ndim == 2 and a.shape[1] == 81:
+        return _cells_spec(a, what)
+    if kind in "SUO" and a.ndim != 1:
+        raise ValueError(
+            f"{what}: a string array of shape (N,) (a puzzle a string), or (N, 81) or (N, 9, 9)"
+            f" (a cell a string) was expected, not {a.shape}"
+        )
     if kind in "SU":
-        if a.ndim != 1:
-            a = a.reshape(-1)
         if kind == "U":
             # UCS-4 to UTF-8 bytes: numpy encodes whole arrays at once.
             try:
@@ -243,8 +328,33 @@ def _array_spec(a: np.ndarray, what: str) -> tuple:
             a = a.astype("S1")
         return ("fixed", a.view(np.uint8).reshape(a.shape[0], width))
     if kind == "O":
-        return _list_spec(a.reshape(-1).tolist(), what)
+        return _list_spec(a.tolist(), what)
     raise TypeError(f"{what}: an integer array (0 for blanks) or a string array was expected, not dtype {a.dtype}")
+
+
+def _cells_spec(a: np.ndarray, what: str) -> tuple:
+    """An (N, 81) array of cells as text (one character each, as numpy
+    makes of ``list(puzzle)``): each row joined into its puzzle's line."""
+    n = a.shape[0]
+    if a.dtype.kind == "S" and a.dtype.itemsize == 1:
+        return ("fixed", np.ascontiguousarray(a).view(np.uint8).reshape(n, 81))
+    if a.dtype.kind == "U" and a.dtype.itemsize == 4:
+        codes = np.ascontiguousarray(a, a.dtype.newbyteorder("=")).view(np.uint32).reshape(n, 81)
+        if (codes < 0x80).all():
+            # ASCII: the bytes are the codes (an empty cell a NUL, which no
+            # puzzle has: malformed, as a row one cell short would be)
+            return ("fixed", codes.astype(np.uint8))
+    rows = a.tolist()
+    if a.dtype.kind == "O" and n and all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in rows[0]):
+        # an object array of integer cells
+        try:
+            return _array_spec(np.array(rows, dtype=np.int64), what)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError(f"{what}: an (N, 81) object array of integer cells holds something else") from None
+    try:
+        return _list_spec([(b"" if isinstance(r[0], bytes) else "").join(r) for r in rows], what)
+    except TypeError:
+        raise TypeError(f"{what}: an (N, 81) array of cells as str (or bytes), or of integers, was expected") from None
 
 
 def _solution_array(solutions: np.ndarray) -> Any:
@@ -407,6 +517,13 @@ class Generated(NamedTuple):
     solutions: Optional[List[str]]
 
 
+def _solver(solver: Any) -> None:
+    if not isinstance(solver, str):
+        raise TypeError(f"solver: a str was expected, not {type(solver).__name__} {solver!r}")
+    if solver not in _SOLVERS:
+        raise ValueError(f"solver: one of {', '.join(_SOLVERS)} was expected, not {solver!r}")
+
+
 def solve(puzzles: Any, *, limit: int = 1, solver: str = "fast", threads: int = 0) -> SolveResult:
     """Solves every puzzle, counting solutions up to ``limit`` (2 proves
     uniqueness).
@@ -419,11 +536,9 @@ def solve(puzzles: Any, *, limit: int = 1, solver: str = "fast", threads: int = 
     >>> r.status.tolist(), r.count.tolist()
     (['multiple', 'multiple'], [2, 2])
     """
-    if not isinstance(limit, (int, np.integer)) or isinstance(limit, bool) or limit < 1:
-        raise ValueError(f"limit: a count of 1 or more was expected, not {limit!r}")
-    if solver not in _SOLVERS:
-        raise ValueError(f"solver: one of {', '.join(_SOLVERS)} was expected, not {solver!r}")
-    codes, solutions, count, guesses = _batchdoku.solve(_spec(puzzles), int(limit), solver, _threads(threads))
+    limit = _integer("limit", limit, 1, 2**32 - 1, "a count from 1 to 2**32 - 1")
+    _solver(solver)
+    codes, solutions, count, guesses = _batchdoku.solve(_spec(puzzles), limit, solver, _threads(threads))
     return SolveResult(codes, solutions, count, guesses)
 
 
@@ -491,7 +606,9 @@ def generate(
 ) -> Union[List[str], Generated]:
     """Makes ``n`` uniquely solvable puzzles: puzzle ``start + i`` of a seed
     is line ``start + i + 1`` of ``batchdoku generate -n ... --seed SEED``
-    with the same options, so any range can be made on its own.
+    with the same options, so any range can be made on its own. ``n``,
+    ``seed`` and ``start`` are integers from 0 to 2**64 - 1, and the last
+    index, ``start + n - 1``, too (a ValueError otherwise).
 
     Returns the puzzles (81 characters, ``.`` for blanks), or with
     ``with_solution`` a :class:`Generated` of puzzles and solutions.
@@ -499,14 +616,13 @@ def generate(
     >>> batchdoku.generate(2, seed=7) == batchdoku.generate(1, seed=7) + batchdoku.generate(1, seed=7, start=1)
     True
     """
-    for name, value in (("n", n), ("seed", seed), ("start", start)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or not 0 <= value < 2**64:
-            raise ValueError(f"{name}: an integer from 0 to 2**64 - 1 was expected, not {value!r}")
-    if min_clues is not None and (not isinstance(min_clues, (int, np.integer)) or not 0 <= min_clues <= 81):
-        raise ValueError(f"min_clues: an integer from 0 to 81 was expected, not {min_clues!r}")
-    puzzles, solutions = _batchdoku.generate(
-        int(n), int(seed), int(start), bool(minimal), int(min_clues or 0), symmetry, difficulty, _threads(threads)
-    )
+    n, seed, start = (_integer(name, v, 0, 2**64 - 1, "an integer from 0 to 2**64 - 1") for name, v in (("n", n), ("seed", seed), ("start", start)))
+    if start + n > 2**64:
+        raise ValueError(f"start + n: puzzles {start} to {start + n - 1} were asked for, but the last index is 2**64 - 1")
+    clues = 0 if min_clues is None else _integer("min_clues", min_clues, 0, 81, "an integer from 0 to 81")
+    symmetry = _word("symmetry", symmetry)
+    difficulty = None if difficulty is None else _word("difficulty", difficulty)
+    puzzles, solutions = _batchdoku.generate(n, seed, start, bool(minimal), clues, symmetry, difficulty, _threads(threads))
     if with_solution:
         return Generated(puzzles, solutions)
     return puzzles
@@ -521,7 +637,19 @@ def read(path: Union[str, "os.PathLike[str]"], *, input: str = "auto", column: O
 
     Malformed records are reported in ``malformed``, not raised.
     """
-    if isinstance(column, bool) or (column is not None and not isinstance(column, (str, int))):
+    if isinstance(column, bool) or (column is not None and not isinstance(column, (str, int, np.integer))):
         raise TypeError(f"column: a name or a number from 1 was expected, not {column!r}")
-    puzzles, lines, bad = _batchdoku.read(os.fspath(path), input, None if column is None else str(column), _threads(threads))
+    if isinstance(column, (int, np.integer)):
+        column = str(_integer("column", column, 1, 2**32 - 1, "a column number from 1 (or a name)"))
+    elif column is not None:
+        column = _word("column", column)
+    input = _word("input", input)
+    try:
+        name = os.fsdecode(path)  # bytes too; undecodable bytes as surrogates, as os.listdir gives them
+        os.fsencode(name)
+    except TypeError:
+        raise TypeError(f"path: a file's path (str, bytes or os.PathLike) was expected, not {type(path).__name__}") from None
+    except UnicodeError:
+        raise ValueError(f"path: {path!r} cannot be a file's name (it holds a character the file system's encoding cannot write)") from None
+    puzzles, lines, bad = _batchdoku.read(name, input, column, _threads(threads))
     return ReadResult(puzzles, lines, bad)

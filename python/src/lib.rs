@@ -25,7 +25,7 @@ use numpy::{
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::PyTuple;
+use pyo3::types::{PyList, PyString, PyTuple};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::ops::ControlFlow;
@@ -176,8 +176,7 @@ fn stopped_error() -> PyErr {
 // ---------------------------------------------------------------------
 // Inputs
 
-/// One element of a list of puzzles.
-#[derive(FromPyObject)]
+/// One element of a list of puzzles: a `str` (UTF-8), or `bytes`.
 enum Text {
     Str(PyBackedStr),
     Bytes(PyBackedBytes),
@@ -190,6 +189,43 @@ impl Text {
             Text::Bytes(b) => b,
         }
     }
+}
+
+/// The elements of a list of puzzles (or answers: `what` names them in
+/// errors): `str`, `bytes` (or `bytearray`) or `None` (a null). A `str`
+/// UTF-8 cannot hold (a lone surrogate, as `'\ud800'` or a name decoded
+/// with `surrogateescape`) is kept as the bytes its `surrogatepass`
+/// encoding gives, which are not UTF-8 either: that record is malformed
+/// (or its answer wrong) in its row, like any bad bytes, and the call goes
+/// on.
+fn texts(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Option<Text>>> {
+    let list = list
+        .cast::<PyList>()
+        .map_err(|_| PyTypeError::new_err("internal: a texts spec holds a list"))?;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        if item.is_none() {
+            out.push(None);
+        } else if let Ok(s) = item.cast::<PyString>() {
+            out.push(Some(match PyBackedStr::try_from(s.clone()) {
+                Ok(s) => Text::Str(s),
+                Err(_) => Text::Bytes(
+                    s.call_method1("encode", ("utf-8", "surrogatepass"))?
+                        .extract()?,
+                ),
+            }));
+        } else if let Ok(b) = item.extract::<PyBackedBytes>() {
+            out.push(Some(Text::Bytes(b)));
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "{what}[{i}]: str or bytes (None for a missing one) was expected, not {}",
+                item.get_type()
+                    .name()
+                    .map_or_else(|_| "another type".into(), |n| n.to_string())
+            )));
+        }
+    }
+    Ok(out)
 }
 
 /// Puzzles in one of the forms the Python package passes, each record read
@@ -284,8 +320,9 @@ enum Held<'py> {
 /// Reads a spec made by the Python package: `("ints", array, size,
 /// signed)` (a C-contiguous uint8 view of (N, 81) integers of `size`
 /// bytes), `("texts", list)`, `("offsets", offsets, data, valid)` or
-/// `("fixed", array)` (an (N, width) uint8 view of byte strings).
-fn hold<'py>(spec: &Bound<'py, PyAny>) -> PyResult<Held<'py>> {
+/// `("fixed", array)` (an (N, width) uint8 view of byte strings); `what`
+/// names the records in errors (puzzles, answers).
+fn hold<'py>(spec: &Bound<'py, PyAny>, what: &str) -> PyResult<Held<'py>> {
     let spec = spec
         .cast::<PyTuple>()
         .map_err(|_| PyTypeError::new_err("internal: a puzzle spec is a tuple"))?;
@@ -317,15 +354,7 @@ fn hold<'py>(spec: &Bound<'py, PyAny>) -> PyResult<Held<'py>> {
                 },
             )
         }
-        "texts" => {
-            let list = spec.get_item(1)?;
-            let texts: Vec<Option<Text>> = list.extract().map_err(|_| {
-                PyTypeError::new_err(
-                    "puzzles: a list of str or bytes (None for a missing one) was expected",
-                )
-            })?;
-            Held::Texts(texts)
-        }
+        "texts" => Held::Texts(texts(&spec.get_item(1)?, what)?),
         "offsets" => {
             let valid = spec.get_item(3)?;
             Held::Offsets(
@@ -430,7 +459,7 @@ fn solve<'py>(
         return Err(PyValueError::new_err("limit: must be 1 or more"));
     }
     let kind = solver_kind(solver)?;
-    let held = hold(spec)?;
+    let held = hold(spec, "puzzles")?;
     let puzzles = held.puzzles()?;
     let n = puzzles.len();
     let pool = pool(threads, tasks(n))?;
@@ -501,7 +530,7 @@ fn verify<'py>(
     unique: bool,
     threads: usize,
 ) -> PyResult<VerifyArrays<'py>> {
-    let held = hold(spec)?;
+    let held = hold(spec, "puzzles")?;
     let puzzles = held.puzzles()?;
     let n = puzzles.len();
     let answers_tuple = answers
@@ -524,7 +553,7 @@ fn verify<'py>(
     };
     let held_answers = match result {
         Some(_) => None,
-        None => Some(hold(answers)?),
+        None => Some(hold(answers, "answers")?),
     };
     let answer_puzzles = match &held_answers {
         Some(h) => Some(h.puzzles()?),
@@ -645,7 +674,7 @@ fn rate<'py>(
     spec: &Bound<'py, PyAny>,
     threads: usize,
 ) -> PyResult<RateArrays<'py>> {
-    let held = hold(spec)?;
+    let held = hold(spec, "puzzles")?;
     let puzzles = held.puzzles()?;
     let n = puzzles.len();
     let pool = pool(threads, tasks(n))?;
@@ -723,7 +752,7 @@ fn canon<'py>(
     spec: &Bound<'py, PyAny>,
     threads: usize,
 ) -> PyResult<CanonArrays<'py>> {
-    let held = hold(spec)?;
+    let held = hold(spec, "puzzles")?;
     let puzzles = held.puzzles()?;
     let n = puzzles.len();
     let pool = pool(threads, tasks(n))?;
@@ -837,7 +866,7 @@ fn generate_matches(
             if STOP.load(Ordering::Relaxed) {
                 return None;
             }
-            let round_end = end.min(next + 16 * ROUND);
+            let round_end = end.min(next.saturating_add(16 * ROUND));
             let kept = candidates_of_class(seed, next..round_end, options, want);
             found.extend(kept.into_iter().map(|(i, _)| i));
             next = round_end;
@@ -916,6 +945,18 @@ fn generate(
         Some(d) => Some(difficulty_named(d)?),
         None => None,
     };
+    // Puzzles `start..=last`: the last index must be a u64 (a range that
+    // wrapped past 2**64 would make fewer puzzles than asked, silently).
+    let last = match n.checked_sub(1).map(|k| start.checked_add(k)) {
+        None => return Ok((Vec::new(), Vec::new())),
+        Some(Some(last)) => last,
+        Some(None) => {
+            return Err(PyValueError::new_err(format!(
+                "start + n: puzzles {start} to {start} + {n} - 1 were asked for, past the last \
+                 index, 2**64 - 1"
+            )))
+        }
+    };
     let pool = pool(
         threads,
         match difficulty {
@@ -925,10 +966,18 @@ fn generate(
     )?;
     let made = run(py, Some(&pool), || -> Result<Vec<(Grid, Grid)>, String> {
         match difficulty {
-            None => make_candidates(seed, (start..start + n).into_par_iter(), options)
+            None => make_candidates(seed, (start..=last).into_par_iter(), options)
                 .ok_or_else(|| "stopped".into()),
             Some(want) => {
-                let wanted = start + n;
+                // `start + n` candidates of the class are counted from 0,
+                // a count that must fit a u64 too.
+                let Some(wanted) = start.checked_add(n) else {
+                    return Err(format!(
+                        "start + n: {start} + {n} puzzles of difficulty {} cannot be counted \
+                         (more than 2**64 - 1)",
+                        want.word()
+                    ));
+                };
                 let most = wanted.saturating_mul(TRIES_PER_PUZZLE);
                 let mut kept: Vec<(Grid, Grid)> = Vec::new();
                 let mut seen = 0u64; // kept candidates before `start` count too
@@ -937,7 +986,7 @@ fn generate(
                     if STOP.load(Ordering::Relaxed) {
                         return Err("stopped".into());
                     }
-                    let end = (next + ROUND).min(most);
+                    let end = next.saturating_add(ROUND).min(most);
                     for (_, g) in candidates_of_class(seed, next..end, options, want) {
                         if seen >= wanted {
                             break;

@@ -102,3 +102,19 @@ def test_generate_refuses_bad_options():
     assert batchdoku.generate(1, seed=2**64 - 1) == batchdoku.generate(2, seed=2**64 - 1)[:1]
     with pytest.raises(TypeError):
         batchdoku.generate(1)
+
+
+def test_generate_refuses_a_range_past_the_last_index():
+    # Indexes start to start + n - 1 must be below 2**64: a range that
+    # wrapped would make fewer puzzles than asked, silently.
+    last = 2**64 - 1
+    assert len(batchdoku.generate(1, seed=3, start=last)) == 1
+    both = batchdoku.generate(2, seed=3, start=last - 1)
+    assert both == batchdoku.generate(1, seed=3, start=last - 1) + batchdoku.generate(1, seed=3, start=last)
+    assert batchdoku.generate(0, seed=3, start=last) == []
+    for n, start in [(2, last), (3, last - 1), (2**64 - 1, 2), (10, last - 8)]:
+        with pytest.raises(ValueError, match=r"start \+ n"):
+            batchdoku.generate(n, seed=3, start=start)
+        with pytest.raises(ValueError, match=r"start \+ n"):
+            batchdoku.generate(n, seed=3, start=start, difficulty="easy", with_solution=True)
+
