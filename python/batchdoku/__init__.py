@@ -542,24 +542,132 @@ def solve(puzzles: Any, *, limit: int = 1, solver: str = "fast", threads: int = 
     return SolveResult(codes, solutions, count, guesses)
 
 
-def verify(puzzles: Any, answers: Any, *, unique: bool = False, threads: int = 0) -> VerifyResult:
+def verify(
+    puzzles: Any,
+    answers: Any,
+    *,
+    status: Any = None,
+    count: Any = None,
+    unique: bool = False,
+    threads: int = 0,
+) -> VerifyResult:
     """Checks each answer against its puzzle, as ``batchdoku verify`` does.
 
     ``answers`` may be a :class:`SolveResult` (statuses, counts and
-    solutions all checked), solutions in any form ``puzzles`` takes (str:
-    81 digits or a status word such as ``unsolvable``; an (N, 81) array),
-    one per puzzle. ``unique`` also demands exactly one solution.
+    solutions all checked), or solutions in any form ``puzzles`` takes
+    (str: 81 digits or a status word such as ``unsolvable``; an (N, 81)
+    array), one per puzzle.
+
+    ``status`` (status words, in any form ``puzzles`` takes) and ``count``
+    (solution counts: integers, None for none) beside the solutions claim
+    what ``solve`` wrote: each record's status, its count if given, and
+    its solution (None, empty, or a 0 row where there is none). They are
+    read as the command line reads a ``solve`` output's ``status``,
+    ``solutions`` and ``solution`` columns: a record that says
+    ``unsolvable``, ``invalid`` or ``malformed`` is right when its puzzle
+    is that, a false status or count is wrong, and an empty status claims
+    nothing (the solution is checked). A pandas DataFrame or pyarrow Table
+    as ``answers`` (such as :meth:`SolveResult.to_pandas` makes) is read
+    the same way when it has ``status`` and ``solution`` columns (and
+    ``solutions`` as the count), any case; else its ``solution``,
+    ``solutions`` or ``answer`` column is the answer.
+
+    ``unique`` also demands exactly one solution.
 
     >>> p = ["1" * 81]
     >>> batchdoku.verify(p, ["invalid"]).ok.tolist()
     [True]
+    >>> batchdoku.verify(p, [None], status=["invalid"]).ok.tolist()
+    [True]
     """
+    threads = _threads(threads)
+    if _is_table(answers):
+        answers, status, count = _answer_columns(answers, status, count)
     if isinstance(answers, SolveResult):
+        if status is not None or count is not None:
+            raise ValueError("status, count: a SolveResult carries its own statuses and counts")
         spec = ("result", answers._codes, answers.count.astype(np.uint32), np.ascontiguousarray(answers.solutions, np.uint8))
     else:
         spec = _spec(answers, "answers")
-    ok, reason = _batchdoku.verify(_spec(puzzles), spec, bool(unique), _threads(threads))
+    if status is not None and isinstance(status, np.ndarray) and status.dtype.kind in "iufb":
+        raise TypeError(f"status: status words were expected, not an array of {status.dtype}")
+    status_spec = None if status is None else _spec(status, "status")
+    count_spec = None if count is None or status is None else _count_spec(count)
+    ok, reason = _batchdoku.verify(_spec(puzzles), spec, bool(unique), threads, status_spec, count_spec)
     return VerifyResult(ok, reason)
+
+
+def _answer_columns(table: Any, status: Any, count: Any) -> tuple:
+    """The answers, statuses and counts of a table of answers, found as the
+    command line finds them in a Parquet file (names in any case): a
+    ``solve`` output's ``status``, ``solutions`` and ``solution``, else a
+    ``solution``, ``solutions`` or ``answer`` column."""
+    names = [str(c) for c in (table.column_names if hasattr(table, "column_names") else table.columns)]
+    found = {}
+    for i, c in enumerate(names):
+        found.setdefault(c.lower(), i)
+
+    def column(name: str) -> Any:
+        i = found[name]
+        return table.column(i) if hasattr(table, "column_names") else table.iloc[:, i]
+
+    if "status" in found and "solution" in found:
+        return (
+            column("solution"),
+            column("status") if status is None else status,
+            (column("solutions") if "solutions" in found else None) if count is None else count,
+        )
+    for name in ("solution", "solutions", "answer"):
+        if name in found:
+            return column(name), status, count
+    raise _table_error(table, "answers")
+
+
+def _count_spec(count: Any) -> tuple:
+    """Solution counts as the text the engine reads a count from: an
+    integer as its digits (a negative one, or one past 2**32 - 1, is then
+    a wrong answer), a float holding an integer (what pandas makes of a
+    column with a missing value) likewise, any other float as written (a
+    wrong answer), a null, None or NaN as no count; a string as it is."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(count, (str, bytes)):
+        raise TypeError("count: a sequence of counts was expected, one per answer")
+    try:
+        if isinstance(count, (pa.Array, pa.ChunkedArray)):
+            arr = count
+        elif isinstance(count, np.ndarray):
+            if count.ndim != 1:
+                raise ValueError(f"count: an array of shape (N,) was expected, not {count.shape}")
+            arr = pa.array(count)
+        elif _is_from(count, "pandas"):
+            arr = pa.array(count, from_pandas=True)
+        else:
+            arr = pa.array(list(count), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
+        raise TypeError(f"count: integers (None for none) were expected: {e}") from None
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        arr = arr.dictionary_decode()
+        t = arr.type
+    if pa.types.is_decimal(t):
+        arr, t = arr.cast(pa.float64()), pa.float64()
+    if pa.types.is_integer(t) or pa.types.is_null(t):
+        text = arr.cast(pa.string())
+    elif pa.types.is_floating(t):
+        v = arr.cast(pa.float64()).to_numpy(zero_copy_only=False)
+        whole = np.isfinite(v) & (np.floor(v) == v) & (np.abs(v) < 2.0**63)
+        as_int = pa.array(np.where(whole, v, 0).astype(np.int64)).cast(pa.string())
+        text = pc.if_else(pa.array(whole), as_int, arr.cast(pa.string()))
+        text = pc.if_else(pa.array(np.isnan(v)), pa.scalar(None, pa.string()), text)
+    elif pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        text = arr
+    else:
+        raise TypeError(f"count: integers (None for none) were expected, not {t}")
+    return _arrow_spec(text, "count")
 
 
 def rate(puzzles: Any, *, threads: int = 0) -> RateResult:

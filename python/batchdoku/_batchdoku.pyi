@@ -24,7 +24,12 @@ def solve(
     npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.uint32], npt.NDArray[np.uint64]
 ]: ...
 def verify(
-    spec: Spec, answers: tuple, unique: bool, threads: int
+    spec: Spec,
+    answers: tuple,
+    unique: bool,
+    threads: int,
+    status: Optional[Spec] = None,
+    count: Optional[Spec] = None,
 ) -> Tuple[npt.NDArray[np.bool_], List[Optional[str]]]: ...
 def rate(
     spec: Spec, threads: int

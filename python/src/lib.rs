@@ -16,7 +16,7 @@ use batchdoku::npy::Dtype;
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::rate::{rate as rate_one, Difficulty, Inference};
 use batchdoku::solver::FastSolver;
-use batchdoku::verify::{check, parse_answer, AnswerFormat, CheckOptions, Claim};
+use batchdoku::verify::{check, parse_answer, AnswerColumns, AnswerFormat, CheckOptions, Claim};
 use batchdoku::{Puzzle, Solver, SolverKind};
 use numpy::ndarray::Array2;
 use numpy::{
@@ -520,15 +520,23 @@ fn status_words() -> Vec<&'static str> {
 /// Checks each answer against its puzzle: `ok` per record, and the reason
 /// (the CLI's words) where it is wrong. `answers` is a spec like
 /// `puzzles`, or `("result", status codes, counts, solutions)` from
-/// `solve`.
+/// `solve`. With `status` (a spec of status words, a null or empty one
+/// claiming nothing) and `count` (a spec of solution counts as text, read
+/// only with `status`), each record's claim is its status, count and
+/// solution (the answer, empty or a 0 row where there is none), as the
+/// command line reads a `solve` output's `status`, `solutions` and
+/// `solution` columns.
 #[pyfunction]
-#[pyo3(signature = (spec, answers, unique, threads))]
+#[pyo3(signature = (spec, answers, unique, threads, status=None, count=None))]
+#[allow(clippy::too_many_arguments)]
 fn verify<'py>(
     py: Python<'py>,
     spec: &Bound<'py, PyAny>,
     answers: &Bound<'py, PyAny>,
     unique: bool,
     threads: usize,
+    status: Option<&Bound<'py, PyAny>>,
+    count: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<VerifyArrays<'py>> {
     let held = hold(spec, "puzzles")?;
     let puzzles = held.puzzles()?;
@@ -578,7 +586,43 @@ fn verify<'py>(
             "answers: {m} answers for {n} puzzles; one answer per puzzle was expected"
         )));
     }
+    // The statuses and counts beside the answers, one per answer.
+    let beside = |spec: Option<&Bound<'py, PyAny>>, what: &str| -> PyResult<Option<Held<'py>>> {
+        let Some(spec) = spec.filter(|s| !s.is_none()) else {
+            return Ok(None);
+        };
+        if result.is_some() {
+            return Err(PyValueError::new_err(format!(
+                "{what}: a SolveResult carries its own statuses and counts"
+            )));
+        }
+        Ok(Some(hold(spec, what)?))
+    };
+    let held_status = beside(status, "status")?;
+    let held_count = match held_status {
+        Some(_) => beside(count, "count")?,
+        None => None,
+    };
+    let status_texts = match &held_status {
+        Some(h) => Some(h.puzzles()?),
+        None => None,
+    };
+    let count_texts = match &held_count {
+        Some(h) => Some(h.puzzles()?),
+        None => None,
+    };
+    for (what, texts) in [("status", &status_texts), ("count", &count_texts)] {
+        if let Some(t) = texts.as_ref().filter(|t| t.len() != n) {
+            return Err(PyValueError::new_err(format!(
+                "{what}: {} values for {n} answers; one per answer was expected",
+                t.len()
+            )));
+        }
+    }
     let claim = |i: usize| -> Result<Claim, String> {
+        if let (Some(status), Some(a)) = (&status_texts, &answer_puzzles) {
+            return solve_output_claim(status, count_texts.as_ref(), a, i);
+        }
         match (&answer_puzzles, &result_slices) {
             (Some(Puzzles::Ints { .. }), _) => {
                 let a = answer_puzzles.as_ref().expect("some");
@@ -654,6 +698,50 @@ fn verify<'py>(
         return Err(stopped_error());
     }
     Ok((PyArray1::from_vec(py, ok), reasons))
+}
+
+/// Record `i`'s claim as a `solve` output states it: the status word in
+/// `status`, the count in `count` (text, if any) and the solution in
+/// `answers` (empty, or an integer row of 0s, where there is none), read
+/// as the command line reads a CSV's status, solutions and solution
+/// columns (quoted here, so any text stays in its field).
+fn solve_output_claim(
+    status: &Puzzles<'_>,
+    count: Option<&Puzzles<'_>>,
+    answers: &Puzzles<'_>,
+    i: usize,
+) -> Result<Claim, String> {
+    let mut row = Vec::with_capacity(CELLS + 32);
+    let mut field = |text: Option<&[u8]>, last: bool| {
+        row.push(b'"');
+        for &b in text.unwrap_or_default() {
+            if b == b'"' {
+                row.push(b'"');
+            }
+            row.push(b);
+        }
+        row.push(b'"');
+        if !last {
+            row.push(b',');
+        }
+    };
+    let ints = matches!(answers, Puzzles::Ints { .. });
+    field(status.text(i).as_deref(), false);
+    field(count.and_then(|c| c.text(i)).as_deref(), false);
+    field(if ints { None } else { answers.text(i) }.as_deref(), true);
+    let columns = AnswerColumns {
+        status: Some(0),
+        count: Some(1),
+        solution: 2,
+    };
+    let mut claim = parse_answer(AnswerFormat::Csv(columns), &row).map_err(|e| e.to_string())?;
+    if ints {
+        claim.solution = match answers.grid(i) {
+            Ok(g) if g.cells().iter().all(|&c| c == 0) => None,
+            g => Some(g),
+        };
+    }
+    Ok(claim)
 }
 
 type VerifyArrays<'py> = (Bound<'py, PyArray1<bool>>, Vec<Option<String>>);

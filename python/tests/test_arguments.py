@@ -95,10 +95,13 @@ def test_a_lone_surrogate_is_one_malformed_row_in_every_input_form():
     assert batchdoku.canon(puzzles).status.tolist() == ["ok", "malformed", "malformed", "malformed", "malformed", "invalid"]
 
 
-def test_a_lone_surrogate_in_answers_is_one_wrong_answer():
+def test_a_lone_surrogate_in_answers_and_statuses_is_one_wrong_answer():
     v = batchdoku.verify([PUZZLE] * 3, [SOLUTION, "\ud800", SOLUTION[:80] + "\udc99"])
     assert v.ok.tolist() == [True, False, False]
     assert "not a grid" in v.reason[1]
+    v = batchdoku.verify([PUZZLE, UNSOLVABLE], [SOLUTION, None], status=["\ud800solved", "unsolvable"])
+    assert v.ok.tolist() == [False, True]
+    assert "unknown status" in v.reason[0]
 
 
 def test_lone_surrogates_in_options_and_paths(tmp_path):

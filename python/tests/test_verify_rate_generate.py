@@ -118,3 +118,99 @@ def test_generate_refuses_a_range_past_the_last_index():
         with pytest.raises(ValueError, match=r"start \+ n"):
             batchdoku.generate(n, seed=3, start=start, difficulty="easy", with_solution=True)
 
+
+SOLVE_KINDS = [PUZZLE, EMPTY, UNSOLVABLE, INVALID, "garbage", None, "", "1" * 81]
+
+
+def test_verify_reads_statuses_and_counts_beside_the_solutions():
+    """A solve output's status, solutions and solution columns, given as
+    status= and count= beside the solutions, are the claim: right for
+    every kind of record, whatever the solve limit."""
+    for limit in (1, 2, 5):
+        r = batchdoku.solve(SOLVE_KINDS, limit=limit)
+        for solutions in (r.solution_strings(), r.solutions):
+            for count in (None, r.count, r.count.tolist(), r.count.astype(float)):
+                v = batchdoku.verify(SOLVE_KINDS, solutions, status=r.status, count=count)
+                assert v.ok.all(), (limit, v.reason)
+        # the solutions alone cannot say why there is none
+        alone = batchdoku.verify(SOLVE_KINDS, r.solution_strings())
+        assert alone.ok.tolist() == [True, True] + [False] * 6
+
+
+def test_verify_statuses_as_the_cli_reads_them(cli, tmp_path):
+    """False statuses and counts fail with the command line's reasons
+    (its verify of a CSV with status, solutions and solution columns)."""
+    import subprocess
+
+    rows = [
+        # puzzle, status, count, solution
+        (PUZZLE, "unsolvable", "0", ""),
+        (PUZZLE, "invalid", "", ""),
+        (PUZZLE, "malformed", "0", ""),
+        (UNSOLVABLE, "solved", "1", ""),
+        (UNSOLVABLE, "invalid", "0", ""),
+        (INVALID, "unsolvable", "0", ""),
+        (INVALID, "malformed", "", ""),
+        ("garbage", "invalid", "0", ""),
+        ("garbage", "unsolvable", "", ""),
+        (EMPTY, "unique", "1", SOLUTION),
+        (EMPTY, "multiple", "1", ""),
+        (EMPTY, "multiple", "3", ""),
+        (PUZZLE, "unique", "2", SOLUTION),
+        (PUZZLE, "solved", "-1", SOLUTION),
+        (PUZZLE, "solvd", "1", SOLUTION),
+        (PUZZLE, "", "", SOLUTION),
+        (PUZZLE, "", "", ""),
+        (PUZZLE, "unique", "", SOLUTION),
+        (UNSOLVABLE, "unsolvable", "", ""),
+        (INVALID, "invalid", "0", ""),
+        ("garbage", "malformed", "0", ""),
+        (None, "malformed", "0", None),
+        (PUZZLE, "solved", "1", '"' + SOLUTION),
+    ]
+    puzzles = [r[0] for r in rows]
+    v = batchdoku.verify(puzzles, [r[3] for r in rows], status=[r[1] for r in rows], count=[r[2] for r in rows])
+    assert v.ok.tolist()[-6:-1] == [True] * 5
+    # The same rows through the command line.
+    (tmp_path / "p.txt").write_text("".join((p if p is not None else "x") + "\n" for p in puzzles))
+    def quoted(s):
+        return '"' + (s or "").replace('"', '""') + '"'
+    (tmp_path / "a.csv").write_text("status,solutions,solution\n" + "".join(f"{quoted(s)},{quoted(c)},{quoted(a)}\n" for _, s, c, a in rows))
+    out = subprocess.run([cli, "verify", str(tmp_path / "p.txt"), str(tmp_path / "a.csv")], capture_output=True, text=True).stdout
+    cli_reasons = {}
+    for line in out.splitlines():
+        if line.startswith("record "):
+            n, why = line[len("record ") :].split(" ", 1)
+            cli_reasons[int(n) - 1] = why.split("): ", 1)[1]
+    assert {i: why for i, why in enumerate(v.reason) if why is not None} == cli_reasons
+    assert len(cli_reasons) == len(rows) - 6, out  # rows 15, 17 to 21 are right
+
+
+def test_verify_reads_a_table_of_answers_as_the_cli_reads_one():
+    pd = pytest.importorskip("pandas")
+    r = batchdoku.solve(SOLVE_KINDS, limit=2)
+    for table in (r.to_pandas(), r.to_arrow(), r.to_arrow().to_batches()[0]):
+        assert batchdoku.verify(SOLVE_KINDS, table).ok.all()
+    # names in any case; a float count (pandas, once a value is missing)
+    frame = r.to_pandas().rename(columns={"status": "Status", "solutions": "SOLUTIONS", "solution": "Solution"})
+    frame["SOLUTIONS"] = frame["SOLUTIONS"].astype(float)
+    frame.loc[0, "SOLUTIONS"] = float("nan")
+    assert batchdoku.verify(SOLVE_KINDS, frame).ok.all()
+    frame.loc[1, "SOLUTIONS"] = 1.5
+    frame.loc[2, "Status"] = "unique"
+    v = batchdoku.verify(SOLVE_KINDS, frame)
+    assert v.ok.tolist() == [True, False, False] + [True] * 5
+    assert "solution count \"1.5\" is not a non-negative integer" in v.reason[1]
+    # a table with only a solution column: the solutions alone
+    only = pd.DataFrame({"Answer": r.solution_strings()})
+    assert batchdoku.verify(SOLVE_KINDS, only).ok.tolist() == [True, True] + [False] * 6
+    with pytest.raises(TypeError, match="pass the column"):
+        batchdoku.verify(SOLVE_KINDS, pd.DataFrame({"x": r.solution_strings()}))
+    with pytest.raises(ValueError, match="SolveResult carries its own"):
+        batchdoku.verify(SOLVE_KINDS, r, status=r.status)
+    with pytest.raises(ValueError, match="status: 1 values for 8 answers"):
+        batchdoku.verify(SOLVE_KINDS, r.solution_strings(), status=["solved"])
+    with pytest.raises(TypeError, match="status words"):
+        batchdoku.verify(SOLVE_KINDS, r.solution_strings(), status=np.zeros(8, np.uint8))
+    with pytest.raises(TypeError, match="count"):
+        batchdoku.verify(SOLVE_KINDS, r.solution_strings(), status=r.status, count=[[1]] * 8)
