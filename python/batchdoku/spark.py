@@ -77,15 +77,15 @@ def _find_column(df: Any, role: str, name: str, key: Callable[[str], str]) -> in
     return found[0]
 
 
-def _check_columns(df: Any, inputs: dict, added: list) -> tuple:
+def _check_columns(df: Any, inputs: dict, added: list, counts: tuple = ()) -> tuple:
     """Finds the input columns (`inputs`, role -> name) and refuses those
     missing, and those neither strings nor arrays of digits (81 integers,
     or nine arrays of nine), naming them (on the driver, before any task
-    runs). Returns their positions (role -> index) and the names the
-    DataFrame's columns keep: those the added ones would clash with
-    (compared as the session compares names) become `input_NAME`, as the
-    command line's --keep-columns does (the Kaggle CSV's own `solutions`
-    column)."""
+    runs); the roles in `counts` are numbers or strings instead. Returns
+    their positions (role -> index) and the names the DataFrame's columns
+    keep: those the added ones would clash with (compared as the session
+    compares names) become `input_NAME`, as the command line's
+    --keep-columns does (the Kaggle CSV's own `solutions` column)."""
     from pyspark.sql.types import ArrayType, BinaryType, IntegralType, NumericType, StringType
 
     def digits(t: Any) -> bool:
@@ -100,6 +100,10 @@ def _check_columns(df: Any, inputs: dict, added: list) -> tuple:
     for role, name in inputs.items():
         i = positions[role] = _find_column(df, role, name, key)
         t = fields[i].dataType
+        if role in counts:
+            if not isinstance(t, (NumericType, StringType)):
+                raise TypeError(f"{role}: column {fields[i].name!r} is {t.simpleString()}, not a column of counts (integers)")
+            continue
         if not (isinstance(t, (StringType, BinaryType)) or digits(t)):
             hint = ""
             if isinstance(t, NumericType):
@@ -206,16 +210,17 @@ def _default_parallelism(spark: Any) -> int:
     return 200
 
 
-def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[dict, int], list]) -> Any:
+def _add_columns(df: Any, inputs: dict, ddl: str, compute: Callable[[dict, int], list], counts: tuple = ()) -> Any:
     """`df` with the columns of `ddl` ("name type, ...") added: each Arrow
     batch's input columns (`inputs`, role -> name), as a dict role ->
     array, go to `compute(arrays, threads)`, which gives the new columns'
-    arrays. The input columns are checked first."""
+    arrays. The input columns are checked first (`counts`: roles that are
+    numbers, see :func:`_check_columns`)."""
     from pyspark.sql.types import StructField, StructType
 
     added = _schema(ddl)
     names = [f.name for f in added.fields]
-    positions, kept = _check_columns(df, inputs, names)
+    positions, kept = _check_columns(df, inputs, names, counts)
     # mapInArrow looks its input columns up by name, and reads a name with
     # a dot in it ("score.v2") as a field of a struct: the columns cross it
     # under positional names and get their own back after (the inputs are
@@ -251,10 +256,8 @@ def solve_df(df: Any, column: str = "puzzle", *, limit: int = 1, solver: str = "
     ``column`` (strings, or arrays of 81 digits or of nine rows of nine).
     A null or malformed puzzle is ``malformed`` in its row.
     """
-    if solver not in batchdoku._SOLVERS:
-        raise ValueError(f"solver: one of {', '.join(batchdoku._SOLVERS)} was expected, not {solver!r}")
-    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
-        raise ValueError(f"limit: a count of 1 or more was expected, not {limit!r}")
+    batchdoku._solver(solver)
+    limit = batchdoku._integer("limit", limit, 1, 2**32 - 1, "a count from 1 to 2**32 - 1")
 
     def compute(a: dict, threads: int) -> list:
         import pyarrow as pa
@@ -271,19 +274,74 @@ def solve_df(df: Any, column: str = "puzzle", *, limit: int = 1, solver: str = "
     return _add_columns(df, {"column": column}, ddl, compute)
 
 
-def verify_df(df: Any, puzzle: str = "puzzle", answer: str = "solution", *, unique: bool = False) -> Any:
+def verify_df(
+    df: Any,
+    puzzle: str = "puzzle",
+    answer: str = "solution",
+    *,
+    status: Any = None,
+    count: Any = None,
+    unique: bool = False,
+) -> Any:
     """The DataFrame with ``ok`` (bool) and ``reason`` (string, null when
     the answer is right) added: each answer in ``answer`` (a solution, or a
     status word such as ``unsolvable``) checked against its puzzle, as
-    :func:`batchdoku.verify` does."""
+    :func:`batchdoku.verify` does.
+
+    ``status`` and ``count`` name the columns that claim each row's status
+    and solution count beside ``answer`` (a string column of status words;
+    a column of integers, or their text). By default (None), as ``batchdoku
+    verify`` reads a table with ``status`` and ``solution`` columns: when
+    ``answer`` is the ``solution`` column and a ``status`` string column is
+    there (what :func:`solve_df` adds), the claim is that status, the
+    ``solutions`` column's count (if there) and the solution, null where
+    there is none: a row that says ``unsolvable``, ``invalid`` or
+    ``malformed`` is right when its puzzle is that, and a false status or
+    count is wrong. Names are compared as the session compares them (any
+    case by default). Name other columns to read them with any ``answer``;
+    ``status=False`` reads the answers alone (then a null answer is wrong:
+    missing), ``count=False`` no count.
+
+    >>> verify_df(solve_df(df))     # every row ok, unsolvable and malformed ones too
+    """
+    from pyspark.sql.types import NumericType, StringType
+
+    key = _name_key(df.sparkSession)
+    fields = df.schema.fields
+
+    def chosen(role: str, value: Any, default: str, fits: Callable[[Any], bool]) -> Optional[str]:
+        # The column a role reads: named, found by default, or none (False).
+        if value is False:
+            return None
+        if value is None:
+            if not any(key(c) == key(default) for c in df.columns):
+                return None
+            i = _find_column(df, role, default, key)
+            return fields[i].name if fits(fields[i].dataType) else None
+        if not isinstance(value, str) or isinstance(value, bool):
+            raise TypeError(f"{role}: a column name (str), None (found by name) or False (none) was expected, not {type(value).__name__}")
+        return value
+
+    is_text = lambda t: isinstance(t, StringType)  # noqa: E731
+    by_default = isinstance(answer, str) and key(answer) == key("solution")
+    status_column = chosen("status", status if status is not None or by_default else False, "status", is_text)
+    inputs = {"puzzle": puzzle, "answer": answer}
+    if status_column is not None:
+        i = _find_column(df, "status", status_column, key)
+        if not is_text(fields[i].dataType):
+            raise TypeError(f"status: column {fields[i].name!r} is {fields[i].dataType.simpleString()}, not a string column of status words")
+        inputs["status"] = status_column
+        count_column = chosen("count", count, "solutions", lambda t: isinstance(t, (NumericType, StringType)))
+        if count_column is not None:
+            inputs["count"] = count_column
 
     def compute(a: dict, threads: int) -> list:
         import pyarrow as pa
 
-        v = batchdoku.verify(a["puzzle"], a["answer"], unique=unique, threads=threads)
+        v = batchdoku.verify(a["puzzle"], a["answer"], status=a.get("status"), count=a.get("count"), unique=unique, threads=threads)
         return [pa.array(v.ok, pa.bool_()), pa.array(v.reason, pa.string())]
 
-    return _add_columns(df, {"puzzle": puzzle, "answer": answer}, "ok boolean, reason string", compute)
+    return _add_columns(df, inputs, "ok boolean, reason string", compute, counts=("count",))
 
 
 def rate_df(df: Any, column: str = "puzzle") -> Any:
@@ -333,10 +391,20 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
     recomputes the forms when used: ``cache()`` the input, or write one
     and read it back, when both are needed.
 
-    "First" is by the ``order`` column (e.g. an id or a line number), rows
-    with equal ``order`` values by the input's partitions and rows; by
-    default, by a ``monotonically_increasing_id`` taken before the shuffle,
-    which follows the input's partitions and rows (a file's row order).
+    "First" is by the ``order`` column (e.g. an id or a line number), and
+    by default (or among rows with equal ``order`` values) in the order
+    ``batchdoku dedup`` reads the same files: rows read from files by
+    their file's path, part files and Hive-style subfolders in name order
+    (``part-00000`` before ``part-00001``), then by their place in the
+    file; other rows (made in memory, or coming out of a shuffle, such as
+    a ``repartition`` or a join, before this call) by the DataFrame's
+    partitions and rows, a ``monotonically_increasing_id`` taken before
+    this call's own shuffle. Spark's own
+    row order for a folder of files is not the files' names but their
+    sizes (it packs the largest into partitions first), which would make
+    "first" depend on how big the files are; ``input_file_name()`` and
+    ``input_file_block_start()`` give the files' order instead. Where the
+    order matters across a shuffle, give it as ``order``.
     Rows without a class (invalid, malformed, null puzzles) are all kept.
     The canonical form is the shuffle key: the work spreads over the
     cluster, and only the classes that repeat move twice. A streaming
@@ -363,9 +431,20 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
             if key(order) == key("duplicate_of"):
                 order = "input_" + order
     arrival, rank = "_batchdoku_arrival", "_batchdoku_rank"
-    df = df.withColumn(arrival, F.monotonically_increasing_id())
+    path, block = "_batchdoku_file", "_batchdoku_block"
+    # The files' order as the command line reads a folder: by name, a
+    # subfolder's files where its name falls (so "/" is made to sort before
+    # any character a name holds); then a file's splits by their offset,
+    # and the rows of a split as read. Rows not read from a file here have
+    # "" and -1, and keep the partitions' order.
+    df = (
+        df.withColumn(path, F.translate(F.input_file_name(), "/", "\u0001"))
+        .withColumn(block, F.input_file_block_start())
+        .withColumn(arrival, F.monotonically_increasing_id())
+    )
     forms = canon_df(df, column)
-    by_order = [F.col(arrival)] if order is None else [F.col("`" + order.replace("`", "``") + "`"), F.col(arrival)]
+    by_input = [F.col(path), F.col(block), F.col(arrival)]
+    by_order = by_input if order is None else [F.col("`" + order.replace("`", "``") + "`")] + by_input
     by_class = Window.partitionBy("canonical").orderBy(*[c.asc() for c in by_order])
     has_class = F.col("canonical").isNotNull()
     ranked = forms.withColumn(rank, F.when(has_class, F.row_number().over(by_class)))
@@ -374,8 +453,8 @@ def dedup_df(df: Any, column: str = "puzzle", *, order: Optional[str] = None) ->
     # Generated ids mean nothing outside this call: without ``order`` the
     # canonical form is the key that ties a dropped row to the kept one.
     added_here = [rank] if order is None else [rank, "duplicate_of"]
-    kept = ranked.where(F.col(rank).isNull() | (F.col(rank) == 1)).drop(arrival, *added_here)
-    dropped = ranked.where(F.col(rank) > 1).drop(arrival, rank)
+    kept = ranked.where(F.col(rank).isNull() | (F.col(rank) == 1)).drop(path, block, arrival, *added_here)
+    dropped = ranked.where(F.col(rank) > 1).drop(path, block, arrival, rank)
     return kept, dropped
 
 
@@ -404,13 +483,14 @@ def generate_df(
     more than the candidates allowed hold (2000 per puzzle, as on the
     command line) raises ValueError, as :func:`batchdoku.generate` does.
     """
-    for name, value in (("n", n), ("seed", seed)):
-        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**64:
-            raise ValueError(f"{name}: an integer from 0 to 2**64 - 1 was expected, not {value!r}")
+    # The index column is a long: indexes up to 2**63 - 1.
+    n = batchdoku._integer("n", n, 0, 2**63, "an integer from 0 to 2**63 (the index column is a long)")
+    seed = batchdoku._integer("seed", seed, 0, 2**64 - 1, "an integer from 0 to 2**64 - 1")
     # By default no more partitions than puzzles: an empty range is a task for nothing.
-    parts = int(partitions) if partitions else min(_default_parallelism(spark), max(n, 1))
-    if parts < 1:
-        raise ValueError(f"partitions: 1 or more was expected, not {partitions!r}")
+    if partitions is None or (isinstance(partitions, (int, np.integer)) and not isinstance(partitions, bool) and partitions == 0):
+        parts = min(_default_parallelism(spark), max(n, 1))
+    else:
+        parts = batchdoku._integer("partitions", partitions, 1, 2**31 - 1, "a count from 1 to 2**31 - 1 (or None)")
     # Options are checked once here, not in every task.
     batchdoku.generate(0, seed=seed, minimal=minimal, min_clues=min_clues, symmetry=symmetry, difficulty=difficulty)
     ddl = "index long, puzzle string" + (", solution string" if with_solution else "")

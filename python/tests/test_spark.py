@@ -103,6 +103,134 @@ def test_bad_columns_are_refused_on_the_driver(spark, tmp_path):
     assert twice.columns == ["n", "quizzes", "input_status", "input_solutions", "input_solution", "input_guesses", "status", "solutions", "solution", "guesses"]
 
 
+
+def test_verify_df_reads_the_status_solve_df_wrote(spark, cli, tmp_path, sample_lines):
+    """verify_df(solve_df(df)) passes every right row, unsolvable, invalid
+    and malformed ones too: solve_df's status (and solutions count) are the
+    claim, as the command line reads them from the same table; a false
+    status or count fails with the command line's reason."""
+    from pyspark.sql import functions as F
+
+    puzzles = KINDS + sample_lines[:20]
+    df = spark.createDataFrame([(i, p) for i, p in enumerate(puzzles)], "id long, puzzle string").repartition(3)
+    for limit in (1, 2, 3):
+        checked = verify_df(solve_df(df, limit=limit)).collect()
+        assert all(r.ok for r in checked), [(r.puzzle, r.status, r.reason) for r in checked if not r.ok]
+    # status=False: the solutions alone, which cannot say why there is none
+    alone = sorted(verify_df(solve_df(df), status=False).where("not ok").collect(), key=lambda r: r.id)
+    assert [r.id for r in alone] == [2, 3, 4, 5, 6]
+    assert {r.reason for r in alone} == {"the answer is missing (None)"}
+    # Names in any case; a count as text.
+    renamed = solve_df(df).withColumnRenamed("status", "Status").withColumnRenamed("solution", "SOLUTION")
+    renamed = renamed.withColumn("solutions", F.col("solutions").cast("string"))
+    assert verify_df(renamed).where("not ok").count() == 0
+    # A status column that is not text is someone else's: not a claim.
+    own = solve_df(df).withColumn("status", F.lit(7))
+    assert verify_df(own).where("not ok").count() == 5
+
+    # False claims: the reasons the command line gives for the same table.
+    id_ = F.col("id")
+    tampered = (
+        solve_df(df, limit=2)
+        .withColumn("status", F.when(id_ == 0, "unsolvable").when(id_ == 2, "unique").when(id_ == 3, "malformed").when(id_ == 4, "invalid").otherwise(F.col("status")))
+        .withColumn("solutions", F.when(id_ == 0, F.lit(0)).when(id_ == 1, F.lit(1)).when(id_ == 7, F.lit(3)).otherwise(F.col("solutions")))
+    )
+    reasons = {r.id: r.reason for r in verify_df(tampered).collect() if not r.ok}
+    assert sorted(reasons) == [0, 1, 2, 3, 4, 7]
+    assert reasons[0] == "claimed unsolvable but has a solution"
+    assert reasons[3] == "claimed malformed but the puzzle parses"
+    assert reasons[4] == "puzzle is malformed (bad character 'g' at column 1) but the answer does not say so"
+    out = tmp_path / "tampered"
+    tampered.orderBy("id").coalesce(1).write.parquet(str(out))
+    checked = subprocess.run([cli, "verify", str(out)], capture_output=True, text=True)
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    cli_reasons = {}
+    for line in checked.stdout.splitlines():
+        if line.startswith("record "):
+            n, rest = line[len("record ") :].split(" ", 1)
+            cli_reasons[int(n) - 1] = rest.split("): ", 1)[1]
+    assert cli_reasons == reasons, checked.stdout
+    # Columns named: any answer column with any status column.
+    named = tampered.withColumnRenamed("status", "claimed").withColumnRenamed("solution", "answer")
+    assert {r.id: r.reason for r in verify_df(named, answer="answer", status="claimed").collect() if not r.ok} == reasons
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        verify_df(named, answer="answer", status="nope")
+    with pytest.raises(TypeError, match="not a string column of status words"):
+        verify_df(named, answer="answer", status="id")
+    with pytest.raises(TypeError, match="status: a column name"):
+        verify_df(named, status=3)
+
+
+def test_bad_arguments_are_refused_on_the_driver(spark):
+    df = spark.createDataFrame([(PUZZLE,)], "puzzle string")
+    for limit, kind in [(2**32, ValueError), (0, ValueError), (True, TypeError), (2.0, TypeError)]:
+        with pytest.raises(kind, match="limit"):
+            solve_df(df, limit=limit)
+    with pytest.raises(TypeError, match="solver"):
+        solve_df(df, solver=None)
+    for value, kind in [(2**63 + 1, ValueError), (-1, ValueError), (1.0, TypeError), (True, TypeError)]:
+        with pytest.raises(kind, match="n: "):
+            generate_df(spark, value, seed=1)
+    for value, kind in [(2.5, TypeError), (True, TypeError), (-1, ValueError), ("3", TypeError), (2**31, ValueError)]:
+        with pytest.raises(kind, match="partitions"):
+            generate_df(spark, 10, seed=1, partitions=value)
+    for value, kind in [(True, TypeError), (82, ValueError)]:
+        with pytest.raises(kind, match="min_clues"):
+            generate_df(spark, 10, seed=1, min_clues=value)
+    with pytest.raises(ValueError, match="symmetry"):
+        generate_df(spark, 10, seed=1, symmetry="\ud800")
+    assert generate_df(spark, 3, seed=1, partitions=0).count() == 3
+
+
+def dedup_folder(spark, cli, folder, **options):
+    """dedup_df on spark.read.text(folder) against `batchdoku dedup folder`:
+    the kept rows and the dropped ones are the same puzzles."""
+    from batchdoku.spark import dedup_df
+
+    df = spark.read.text(str(folder), **options).withColumnRenamed("value", "puzzle")
+    kept, dropped = dedup_df(df)
+    cli_kept = run_cli(cli, "dedup", "-q", str(folder)).splitlines()
+    assert sorted(r.puzzle for r in kept.collect()) == sorted(cli_kept)
+    assert dropped.count() == df.count() - len(cli_kept)
+    return cli_kept
+
+
+def test_dedup_df_keeps_the_first_row_in_the_order_the_cli_reads_files(spark, cli, tmp_path, sample_lines):
+    """Spark reads a folder's files largest first; dedup_df's "first" is
+    the command line's all the same: part files in name order, Hive-style
+    subfolders where their names fall, then rows in file order."""
+    import random
+
+    from test_canon import disguise
+
+    rng = random.Random(8)
+    first = sample_lines[:3]
+    later = [disguise(p, rng) for p in first] + sample_lines[3:60]
+    # A small part-00000 and a big part-00001.
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "part-00000.txt").write_text("\n".join(first) + "\n")
+    (parts / "part-00001.txt").write_text("\n".join(later) + "\n")
+    (parts / "_SUCCESS").write_text("")
+    assert set(first) <= set(dedup_folder(spark, cli, parts))
+    # Subfolders: k=1 before k=1-b (as names), though "k=1-b/" < "k=1/" as paths.
+    hive = tmp_path / "hive"
+    for name, rows in (("k=1", first), ("k=1-b", later)):
+        (hive / name).mkdir(parents=True)
+        (hive / name / "part-00000.txt").write_text("\n".join(rows) + "\n")
+    assert set(first) <= set(dedup_folder(spark, cli, hive))
+    # One file cut into many splits: the rows in file order still.
+    rows = sample_lines[:40]
+    rows = rows + [disguise(p, rng) for p in rows[::-1]]
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "part-00000.txt").write_text("\n".join(rows) + "\n")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "1000")
+    try:
+        assert dedup_folder(spark, cli, one) == rows[:40]
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+
 @pytest.mark.parametrize("partitions", [1, 3, 7])
 def test_generate_df_equals_the_cli_whatever_the_partitions(spark, cli, partitions):
     n = 45
@@ -337,7 +465,9 @@ def test_arrays_of_digits(spark, tmp_path, sample_lines):
         got = sorted(solve_df(df, column, limit=2).collect(), key=lambda r: r.i)
         assert [r.solution for r in got[:30]] == want.solution_strings(), column
         assert [r.status for r in got] == want.status.tolist() + ["malformed", "malformed"], column
-    assert [r.ok for r in verify_df(solve_df(df, "cells"), "cells", "solution").collect()].count(True) == 30
+    # every row right: the two malformed ones say so in their status
+    assert [r.ok for r in verify_df(solve_df(df, "cells"), "cells", "solution").collect()].count(True) == 32
+    assert [r.ok for r in verify_df(solve_df(df, "cells"), "cells", "solution", status=False).collect()].count(True) == 30
     assert sorted(r.canonical for r in canon_df(df, "grid").collect() if r.canonical) == sorted(batchdoku.canon(lines).form_strings())
     pq.write_table(pa.table({"id": list(range(30)), "quiz": pa.array(flat, pa.list_(pa.int8()))}), tmp_path / "cells.parquet")
     read = spark.read.parquet(str(tmp_path / "cells.parquet"))
@@ -426,7 +556,7 @@ got = sorted(solve_df(df, limit=2).collect(), key=lambda r: r.i)
 want = batchdoku.solve(puzzles, limit=2)
 assert [r.status for r in got] == want.status.tolist()
 assert [r.solution for r in got] == want.solution_strings()
-assert verify_df(solve_df(df)).where("ok").count() == 40
+assert verify_df(solve_df(df)).where("ok").count() == 42  # None and "bad": malformed, as solve_df says
 kept, dropped = dedup_df(df.union(df), order="i")
 assert (kept.count(), dropped.count()) == (44, 40)  # rows without a class are all kept
 rows = generate_df(spark, 12, seed=5, minimal=True).orderBy("index").collect()
