@@ -541,7 +541,7 @@ def _candidates_of_class(spark: Any, n: int, seed: int, parts: int, options: tup
     candidates one after the other, so the ones kept are the same."""
     from batchdoku import _batchdoku
 
-    most = n * _batchdoku.TRIES_PER_PUZZLE
+    most = min(n * _batchdoku.TRIES_PER_PUZZLE, 2**64 - 1)  # candidate indexes are u64s, as the CLI saturates
     found: list = []
     have = scanned = 0  # candidates of the class found, candidates rated
     while have < n and scanned < most:
