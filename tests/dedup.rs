@@ -319,17 +319,8 @@ fn interrupted_runs_keep_what_is_finished_as_partial() {
 fn a_full_temporary_folder_is_an_error_that_names_it() {
     // dedup's forms go to a file in TMPDIR, written through a map: on a
     // full disk that was a SIGBUS (exit 135) with no word. Here TMPDIR is
-    // a 2 MiB tmpfs, mounted in a mount namespace of the run's own
-    // (`unshare`, as root or in a user namespace), and 60,000 distinct
+    // a 2 MiB tmpfs (common::run_on_small_disk), and 60,000 distinct
     // puzzles need about 3 MiB of forms.
-    if !std::process::Command::new("unshare")
-        .args(["-rm", "true"])
-        .status()
-        .is_ok_and(|s| s.success())
-    {
-        eprintln!("note: unshare -rm is not allowed here; the full-disk check is not run");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let mut rng = puzzle_rng(7, 1);
     let mut solver = FastSolver::new();
@@ -348,19 +339,18 @@ fn a_full_temporary_folder_is_an_error_that_names_it() {
     let small = dir.path().join("small");
     std::fs::create_dir(&small).unwrap();
     let out = dir.path().join("kept.txt");
-    let run = |size: &str, input: &std::path::Path| {
-        std::process::Command::new("unshare")
-            .args(["-rm", "sh", "-c"])
-            .arg(r#"mount -t tmpfs -o size="$1" tmpfs "$2" && TMPDIR="$2" exec "$3" dedup -q "$4" -o "$5""#)
-            .args(["sh", size])
-            .arg(&small)
-            .arg(assert_cmd::cargo::cargo_bin("batchdoku"))
-            .arg(input)
+    let run = |size: &str| {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("batchdoku"));
+        cmd.args(["dedup", "-q"])
+            .arg(&input)
+            .arg("-o")
             .arg(&out)
-            .output()
-            .unwrap()
+            .env("TMPDIR", &small);
+        common::run_on_small_disk(&small, size, &mut cmd)
     };
-    let full = run("2m", &input);
+    let Some(full) = run("2m") else {
+        return;
+    };
     let stderr = String::from_utf8_lossy(&full.stderr);
     assert_eq!(full.status.code(), Some(1), "{stderr}");
     assert!(
@@ -372,7 +362,7 @@ fn a_full_temporary_folder_is_an_error_that_names_it() {
     assert!(!out.exists());
     // Room enough: the same run completes, every class kept.
     std::fs::remove_file(dir.path().join("kept.txt.partial")).unwrap();
-    let roomy = run("16m", &input);
+    let roomy = run("16m").unwrap();
     assert!(
         roomy.status.success(),
         "{}",

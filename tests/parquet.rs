@@ -1435,3 +1435,105 @@ fn verify_reads_folders_of_part_files_as_one_input() {
         .code(1)
         .stderr(predicate::str::contains("is not a Parquet table"));
 }
+
+#[test]
+fn a_full_disk_leaves_outputs_that_say_what_they_hold() {
+    // Outputs to a 2 MiB tmpfs (common::run_on_small_disk) of about 3 MB
+    // of results. npy: the array and its statuses cut to the rows both
+    // hold, the header saying that many, the message the same count;
+    // Parquet: no footer could be written, and the message says the file
+    // cannot be read (it said "a complete file of N records"); csv: the
+    // records counted in the file, resumable.
+    let dir = tempfile::tempdir().unwrap();
+    let p: Vec<String> = sample_lines(3000)
+        .into_iter()
+        .cycle()
+        .take(60_000)
+        .collect();
+    let plain = lines_file(dir.path(), "plain.txt", &p);
+    let solved: Vec<String> = stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain))
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let small = dir.path().join("small");
+    std::fs::create_dir(&small).unwrap();
+    for format in ["npy", "parquet", "csv"] {
+        let out = small.join(format!("out.{format}"));
+        let partial = small.join(format!("out.{format}.partial"));
+        // Runs, then copies what it left out of the namespace's tmpfs.
+        let script = format!(
+            r#""$0" solve -q --format {format} -o "$1" "$2"; code=$?; cp "$1"* "$3"/; exit $code"#
+        );
+        let kept = dir.path().join(format!("kept-{format}"));
+        std::fs::create_dir(&kept).unwrap();
+        let mut cmd = std::process::Command::new("sh");
+        cmd.args(["-c", &script])
+            .arg(assert_cmd::cargo::cargo_bin("batchdoku"))
+            .arg(&out)
+            .arg(&plain)
+            .arg(&kept);
+        // (Parquet's dictionaries make the cycled sample small.)
+        let size = if format == "parquet" { "200k" } else { "2m" };
+        let Some(run) = common::run_on_small_disk(&small, size, &mut cmd) else {
+            return;
+        };
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{format}: {stderr}");
+        assert!(
+            stderr.contains("No space left on device"),
+            "{format}: {stderr}"
+        );
+        let partial_name = partial.display().to_string();
+        let kept_file = kept.join(partial.file_name().unwrap());
+        match format {
+            "npy" => {
+                let bytes = std::fs::read(&kept_file).unwrap();
+                let header = batchdoku::npy::parse_header(&bytes).unwrap();
+                let rows = header.rows as usize;
+                assert!(rows > 1000 && rows < 60_000, "{rows}");
+                assert_eq!(bytes.len(), header.data_offset + rows * 81);
+                for (i, row) in bytes[header.data_offset..].chunks(81).enumerate() {
+                    let text: String = row.iter().map(|&d| char::from(b'0' + d)).collect();
+                    assert_eq!(text, solved[i], "row {i}");
+                }
+                let words = std::fs::read_to_string(kept.join("out.npy.status.partial")).unwrap();
+                assert_eq!(words.lines().count(), rows);
+                assert!(
+                    words.lines().all(|w| w == "unique" || w == "solved"),
+                    "{words:.100}"
+                );
+                assert!(
+                    stderr.contains(&format!(
+                        "{partial_name} holds the first {rows} records as a complete file"
+                    )),
+                    "{stderr}"
+                );
+            }
+            "parquet" => {
+                assert!(
+                    ParquetRecordBatchReaderBuilder::try_new(
+                        std::fs::File::open(&kept_file).unwrap()
+                    )
+                    .is_err(),
+                    "no footer"
+                );
+                assert!(
+                    stderr.contains(&format!(
+                        "{partial_name} is incomplete and cannot be read as a Parquet table"
+                    )),
+                    "{stderr}"
+                );
+                assert!(!stderr.contains("as a complete file"), "{stderr}");
+            }
+            _ => {
+                let text = std::fs::read_to_string(&kept_file).unwrap();
+                let whole = text.rfind('\n').map_or(0, |p| p + 1);
+                let records = text[..whole].lines().count() - 1;
+                assert!(
+                    stderr.contains(&format!("{partial_name} holds the first {records} records; run the same command with --resume")),
+                    "{stderr}"
+                );
+            }
+        }
+    }
+}

@@ -14,7 +14,7 @@ const OUTPUT_BUFFER: usize = 64 << 10;
 
 /// An output sink for one run.
 pub struct Output {
-    writer: Box<dyn Write + Send>,
+    writer: BufWriter<Box<dyn Write + Send>>,
     /// What to call the output in messages, when not a partial file.
     target: String,
     /// `(partial, final)` names for a file output.
@@ -101,7 +101,7 @@ impl Output {
                 .open(path)
                 .with_context(|| format!("cannot open {}", path.display()))?;
             return Ok(Output {
-                writer: Box::new(BufWriter::with_capacity(OUTPUT_BUFFER, f)),
+                writer: BufWriter::with_capacity(OUTPUT_BUFFER, Box::new(f)),
                 target: path.display().to_string(),
                 file: None,
             });
@@ -175,7 +175,7 @@ impl Output {
 
     fn file(f: File, partial: PathBuf, path: &Path) -> Output {
         Output {
-            writer: Box::new(BufWriter::with_capacity(OUTPUT_BUFFER, f)),
+            writer: BufWriter::with_capacity(OUTPUT_BUFFER, Box::new(f)),
             target: path.display().to_string(),
             file: Some((partial, path.to_path_buf())),
         }
@@ -183,7 +183,7 @@ impl Output {
 
     fn stdout() -> Output {
         Output {
-            writer: Box::new(BufWriter::with_capacity(OUTPUT_BUFFER, io::stdout())),
+            writer: BufWriter::with_capacity(OUTPUT_BUFFER, Box::new(io::stdout())),
             target: "standard output".into(),
             file: None,
         }
@@ -212,6 +212,15 @@ impl Output {
         self.writer.flush()
     }
 
+    /// Closes the output, dropping what is still buffered (after a failed
+    /// write, so nothing lands later behind a file cut to its whole
+    /// records); it keeps its partial name.
+    pub fn close_dropping_unwritten(&mut self) {
+        let sink: Box<dyn Write + Send> = Box::new(io::sink());
+        let writer = std::mem::replace(&mut self.writer, BufWriter::new(sink));
+        drop(writer.into_parts());
+    }
+
     /// Flushes and, for a file, renames it to its final name.
     pub fn finish(&mut self) -> anyhow::Result<()> {
         let target = self.target();
@@ -219,7 +228,7 @@ impl Output {
             .flush()
             .with_context(|| format!("cannot write {target}"))?;
         // Close the file before it is renamed.
-        drop(std::mem::replace(&mut self.writer, Box::new(io::sink())));
+        self.close_dropping_unwritten();
         if let Some((partial, path)) = self.file.take() {
             std::fs::rename(&partial, &path).with_context(|| {
                 format!("cannot rename {} to {}", partial.display(), path.display())

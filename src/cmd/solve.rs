@@ -591,12 +591,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let halt = match stop {
             Stop::Source(h) | Stop::Sink(h) => h,
         };
-        if let Some(side) = &mut statuses {
-            // Keep the finished rows a valid array, and their statuses.
-            let _ = side.flush();
-            let _ = patch_npy_header(&mut output, already + written);
-        }
-        let flushed = output.flush();
+        // An npy output keeps the rows that both the array and its
+        // statuses hold, as a valid array whose header says how many (a
+        // failed write can leave either file longer than the other).
+        let mut npy_rows = None;
+        let flushed = match statuses.as_mut() {
+            Some(side) => {
+                let flushed = side.flush().and(output.flush());
+                side.close_dropping_unwritten();
+                output.close_dropping_unwritten();
+                npy_rows = Some(settle_npy(&output, side));
+                flushed
+            }
+            None => output.flush(),
+        };
         if let (Halt::Write(e), None) = (&halt, output.partial_path()) {
             if e.kind() == io::ErrorKind::BrokenPipe {
                 // The reader went away (e.g. `| head`): not an error.
@@ -606,6 +614,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let write_failed = matches!(halt, Halt::Write(_)) || flushed.is_err();
         // After a failed write, what reached the file is counted there.
         let held = match (write_failed, output.partial_path()) {
+            _ if npy_rows.is_some() => npy_rows.flatten(),
+            // Readable only if its footer made it to the disk.
+            (true, Some(p)) if format == OutputFormat::Parquet => table_rows(p),
             (true, Some(p)) => std::fs::read(p)
                 .ok()
                 .map(|text| without_header(args.format, record_counter(args.format)(&text).0)),
@@ -614,6 +625,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         };
         let kept = match (output.partial_path(), held) {
             (Some(p), Some(n)) => holds_first(p, n),
+            (Some(p), None) if !RESUMABLE.load(Ordering::SeqCst) => {
+                let (name, last) = match format {
+                    OutputFormat::Npy => ("an npy array", "its header"),
+                    _ => ("a Parquet table", "its footer"),
+                };
+                format!(
+                    "{} is incomplete and cannot be read as {name} ({last} could not be \
+                     written); run the command again",
+                    p.display()
+                )
+            }
             (Some(p), None) => format!(
                 "{} is kept, incomplete; run the same command with --resume to finish it",
                 p.display()
@@ -692,6 +714,45 @@ fn write_npy_records(chunk: &[u8], array: &mut Output, side: &mut Output) -> io:
     }
     array.write_all(&rows)?;
     side.write_all(&words)
+}
+
+/// After a run stops early: cuts an npy output and its statuses file (both
+/// closed) to the rows both hold, and writes the header for that many.
+/// The rows kept, or `None` when the files cannot be read or the header
+/// cannot be written.
+fn settle_npy(array: &Output, side: &Output) -> Option<u64> {
+    let (array, side) = (array.partial_path()?, side.partial_path()?);
+    let header = crate::npy::OUTPUT_HEADER as u64;
+    let in_array = std::fs::metadata(array).ok()?.len().saturating_sub(header) / 81;
+    let words = std::fs::read(side).ok()?;
+    let mut rows = 0u64;
+    let mut words_end = 0;
+    for (i, _) in words.iter().enumerate().filter(|&(_, &b)| b == b'\n') {
+        if rows == in_array {
+            break;
+        }
+        rows += 1;
+        words_end = i + 1;
+    }
+    let open = |p: &Path| std::fs::OpenOptions::new().write(true).open(p);
+    open(side).and_then(|f| f.set_len(words_end as u64)).ok()?;
+    let mut f = open(array).ok()?;
+    f.set_len(header + rows * 81).ok()?;
+    use std::io::{Seek, SeekFrom, Write};
+    f.seek(SeekFrom::Start(0))
+        .and_then(|_| f.write_all(&crate::npy::output_header(rows)))
+        .and_then(|_| f.sync_data())
+        .ok()?;
+    Some(rows)
+}
+
+/// The rows of the Parquet table at `path` by its footer; `None` when it
+/// has none (cut off before the footer was written) or cannot be read.
+fn table_rows(path: &Path) -> Option<u64> {
+    let file = std::fs::File::open(path).ok()?;
+    let reader = parquet::file::reader::SerializedFileReader::new(file).ok()?;
+    use parquet::file::reader::FileReader;
+    u64::try_from(reader.metadata().file_metadata().num_rows()).ok()
 }
 
 /// Writes the npy header with the final row count over the placeholder at

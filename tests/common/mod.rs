@@ -199,3 +199,41 @@ pub fn random_transform(rng: &mut ChaCha8Rng) -> Transform {
         digits: map,
     }
 }
+
+/// Runs `cmd` (a program and its arguments) where `dir` is a fresh tmpfs
+/// of `size` (`2m`): in a mount namespace of its own (`unshare -rm`, as
+/// root or in a user namespace), so a test can fill a disk. `None`, said
+/// on stderr, where such namespaces are not allowed.
+pub fn run_on_small_disk(
+    dir: &Path,
+    size: &str,
+    cmd: &mut std::process::Command,
+) -> Option<std::process::Output> {
+    let allowed = std::process::Command::new("unshare")
+        .args(["-rm", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !allowed {
+        eprintln!("note: unshare -rm is not allowed here; the full-disk check is not run");
+        return None;
+    }
+    let mut run = std::process::Command::new("unshare");
+    run.args([
+        "-rm",
+        "sh",
+        "-c",
+        r#"mount -t tmpfs -o size="$1" tmpfs "$2" && shift 2 && exec "$@""#,
+        "sh",
+        size,
+    ])
+    .arg(dir)
+    .arg(cmd.get_program())
+    .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => run.env(k, v),
+            None => run.env_remove(k),
+        };
+    }
+    Some(run.output().unwrap())
+}
