@@ -556,6 +556,10 @@ enum Reading {
     Stream {
         chunks: StreamChunks<Box<dyn Read + Send>>,
         format: InputFormat,
+        /// An npy array's rows by its header, and the bytes of rows read:
+        /// compared at the end, as a mapped array's are at the start.
+        npy_rows: Option<u64>,
+        bytes: u64,
     },
     /// A Parquet table, cut into row ranges that workers decode.
     Table {
@@ -682,9 +686,15 @@ impl<'a> Jobs<'a> {
                         }));
                     }
                 }
-                Some(Reading::Stream { chunks, format }) => match chunks.next_chunk() {
+                Some(Reading::Stream {
+                    chunks,
+                    format,
+                    npy_rows,
+                    bytes,
+                }) => match chunks.next_chunk() {
                     Ok(Some(c)) => {
                         let progress_bytes = c.data.len();
+                        *bytes += progress_bytes as u64;
                         return Some(Ok(Job {
                             data: JobData::Owned(c.data),
                             first_line: c.first_line,
@@ -696,7 +706,19 @@ impl<'a> Jobs<'a> {
                             progress_bytes,
                         }));
                     }
-                    Ok(None) => {}
+                    Ok(None) => {
+                        if let (Some(rows), InputFormat::Npy(dtype)) = (*npy_rows, *format) {
+                            let held = *bytes as f64 / dtype.row_bytes() as f64;
+                            if held != rows as f64 {
+                                if let Some(warn) = &mut self.warn {
+                                    warn(format!(
+                                        "{}: the header says {rows} rows, the stream holds {held:.2}",
+                                        self.sources[file].described(),
+                                    ));
+                                }
+                            }
+                        }
+                    }
                     Err(e) => {
                         let e = anyhow::Error::new(e)
                             .context(format!("cannot read {}", self.sources[file].described()));
@@ -814,6 +836,10 @@ impl<'a> Jobs<'a> {
         let d = detect_layout(top, self.forced, self.column.as_ref())
             .with_context(|| source.described().to_string())?;
         self.header = header_names(top, d.format);
+        let npy_rows = match d.format {
+            InputFormat::Npy(_) => crate::npy::parse_header(top).ok().map(|h| h.rows),
+            _ => None,
+        };
         chunks.consume(d.start);
         chunks.set_framing(d.format.into());
         if let InputFormat::Csv(_) | InputFormat::Npy(_) = d.format {
@@ -822,6 +848,8 @@ impl<'a> Jobs<'a> {
         self.reading = Some(Reading::Stream {
             chunks,
             format: d.format,
+            npy_rows,
+            bytes: 0,
         });
         Ok(())
     }

@@ -40,7 +40,7 @@ pub enum ParseError {
     IncompleteGrid { rows: usize },
     /// npy: a cell (from 1) holds a value other than 0-9.
     #[error("cell {cell} holds {value} (0-9 expected)")]
-    BadValue { cell: usize, value: i64 },
+    BadValue { cell: usize, value: i128 },
     /// npy: the array ends inside this row.
     #[error("truncated row: {bytes} of {need} bytes")]
     TruncatedRow { bytes: usize, need: usize },

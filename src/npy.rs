@@ -69,7 +69,7 @@ impl Dtype {
                 v => {
                     return Err(ParseError::BadValue {
                         cell: i + 1,
-                        value: v as i64,
+                        value: v,
                     })
                 }
             }
@@ -271,6 +271,26 @@ mod tests {
         assert_eq!(
             d.grid(&row),
             Err(ParseError::BadValue { cell: 6, value: -1 })
+        );
+        // The largest unsigned values are what they are, not -1.
+        let u = Dtype {
+            size: 8,
+            signed: false,
+            big_endian: false,
+        };
+        let mut row: Vec<u8> = (0..81u64).flat_map(|i| (i % 10).to_le_bytes()).collect();
+        row[8 * 3..8 * 4].copy_from_slice(&u64::MAX.to_le_bytes());
+        let e = u.grid(&row).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cell 4 holds 18446744073709551615 (0-9 expected)"
+        );
+        let u4 = Dtype { size: 4, ..u };
+        let mut row: Vec<u8> = (0..81u32).flat_map(|i| (i % 10).to_le_bytes()).collect();
+        row[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            u4.grid(&row).unwrap_err().to_string(),
+            "cell 1 holds 4294967295 (0-9 expected)"
         );
         assert_eq!(
             d.grid(&row[..7]),

@@ -318,6 +318,45 @@ fn npy_problems_are_records_or_messages_never_silence() {
         ));
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert_eq!(text.lines().count(), 1 + 5);
+    // The same array through a pipe, and one with whole rows missing or
+    // over: the count is said to disagree once the stream has ended.
+    let mut short = npy(&rows, "|u1", false);
+    short.truncate(short.len() - 2 * 81);
+    let mut long = npy(&rows, "|u1", false);
+    long.extend_from_slice(&[1; 81]);
+    for (piped, said, records) in [
+        (&bytes, "the header says 5 rows, the stream holds 4.63", 5),
+        (&short, "the header says 5 rows, the stream holds 3.00", 3),
+        (&long, "the header says 5 rows, the stream holds 6.00", 6),
+    ] {
+        let out = batchdoku()
+            .args(["solve", "--format", "csv", "-"])
+            .write_stdin(piped.clone())
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(said));
+        let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        assert_eq!(text.lines().count(), 1 + records);
+    }
+    batchdoku()
+        .args(["solve", "-"])
+        .write_stdin(npy(&rows, "|u1", false))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("header says").not());
+    // The largest unsigned value is named as it is, not as -1.
+    let mut big = npy(&rows, "<u8", false);
+    let at = big.len() - 8 * 81;
+    big[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let f = write(dir.path(), "big.npy", &big);
+    batchdoku()
+        .args(["solve"])
+        .arg(&f)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "cell 1 holds 18446744073709551615 (0-9 expected)",
+        ));
     // A value out of range is a malformed record naming its cell.
     let mut bytes = npy(&rows, "|u1", false);
     let at = bytes.len() - 81 + 9;
