@@ -200,12 +200,14 @@ enum Codec {
 
 impl Codec {
     /// The codec whose magic number a file opens with (gzip `1f 8b`, zstd
-    /// `28 b5 2f fd`, bzip2 `BZh` and its block size, `1` to `9`), if any.
-    /// No text record opens with `BZh`: a puzzle line starts with a cell.
+    /// `28 b5 2f fd` or a skippable frame's `5? 2a 4d 18`, as pzstd writes
+    /// first, bzip2 `BZh` and its block size, `1` to `9`), if any. No text
+    /// record opens with `BZh` (a puzzle line starts with a cell) or with
+    /// a control character as its fourth byte.
     fn of(magic: &[u8; 4]) -> Option<Codec> {
         match magic {
             [0x1f, 0x8b, ..] => Some(Codec::Gzip),
-            [0x28, 0xb5, 0x2f, 0xfd] => Some(Codec::Zstd),
+            [0x28, 0xb5, 0x2f, 0xfd] | [0x50..=0x5f, 0x2a, 0x4d, 0x18] => Some(Codec::Zstd),
             [b'B', b'Z', b'h', b'1'..=b'9'] => Some(Codec::Bzip2),
             _ => None,
         }
@@ -214,13 +216,33 @@ impl Codec {
     /// `file` decompressed. Every member of a gzip file (`cat a.gz b.gz`,
     /// bgzip), every frame of a zstd file and every stream of a bzip2 file
     /// (`pbzip2`, `cat a.bz2 b.bz2`) is read.
-    fn reader(self, file: File) -> io::Result<Box<dyn Read + Send>> {
+    fn reader(self, file: impl Read + Send + 'static) -> io::Result<Box<dyn Read + Send>> {
         let file = io::BufReader::with_capacity(1 << 16, file);
         Ok(match self {
             Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
             Codec::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
             Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(file)),
         })
+    }
+}
+
+/// `stream`, decompressed if its first four bytes are a codec's magic
+/// number, else as it is (the bytes looked at are read again).
+fn decompressed(mut stream: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
+    let mut magic = [0u8; 4];
+    let mut held = 0;
+    while held < magic.len() {
+        match stream.read(&mut magic[held..]) {
+            Ok(0) => break,
+            Ok(n) => held += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let whole = io::Cursor::new(magic[..held].to_vec()).chain(stream);
+    match Codec::of(&magic).filter(|_| held == magic.len()) {
+        Some(codec) => codec.reader(whole),
+        None => Ok(Box::new(whole)),
     }
 }
 
@@ -352,11 +374,19 @@ impl Source {
         }
     }
 
-    /// Opens a stream input for reading.
+    /// Opens a stream input for reading. A stream that opens with a
+    /// codec's magic number (`gzip -c data | batchdoku solve -`) is read
+    /// decompressed, as a compressed file is.
     pub fn reader(&self) -> anyhow::Result<Box<dyn Read + Send>> {
+        let sniffed = |r: Box<dyn Read + Send>| {
+            decompressed(r).with_context(|| format!("cannot read {}", self.described()))
+        };
         match &self.kind {
-            SourceKind::Stdin => Ok(Box::new(io::stdin())),
-            SourceKind::Stream(path) | SourceKind::File(path) => Ok(Box::new(
+            SourceKind::Stdin => sniffed(Box::new(io::stdin())),
+            SourceKind::Stream(path) => sniffed(Box::new(
+                File::open(path).with_context(|| format!("cannot open {}", self.name))?,
+            )),
+            SourceKind::File(path) => Ok(Box::new(
                 File::open(path).with_context(|| format!("cannot open {}", self.name))?,
             )),
             SourceKind::Compressed(path, codec) => {

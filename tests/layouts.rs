@@ -595,10 +595,42 @@ fn gzip_zstd_and_bzip2_files_are_read_as_their_contents() {
             );
         }
     }
+    // A zstd file that opens with a skippable frame, as pzstd writes.
+    let mut skippable = vec![0x50, 0x2a, 0x4d, 0x18];
+    skippable.extend_from_slice(&4u32.to_le_bytes());
+    skippable.extend_from_slice(&[7, 0, 0, 0]);
+    skippable.extend(zstd::encode_all(lines.as_bytes(), 3).unwrap());
+    let pzstd = write(dir.path(), "lines.pz.zst", &skippable);
+    assert_eq!(
+        stdout_of(batchdoku().args(["solve", "-q"]).arg(&pzstd)),
+        stdout_of(batchdoku().args(["solve", "-q"]).arg(&plain_lines))
+    );
+    // Compressed data through a pipe is read as the files are.
+    for (plain, packed) in [
+        (&plain_csv, &gz),
+        (&plain_lines, &zst),
+        (&plain_csv, &bz2),
+        (&plain_lines, &pzstd),
+    ] {
+        let bytes = std::fs::read(packed).unwrap();
+        for cmd in [["solve", "-q"], ["rate", "-q"], ["canon", "-q"]] {
+            assert_eq!(
+                stdout_of(batchdoku().args(cmd).arg("-").write_stdin(bytes.clone())),
+                stdout_of(batchdoku().args(cmd).arg(plain)),
+                "{cmd:?} {packed:?} through a pipe"
+            );
+        }
+    }
     for packed in [&gz, &bz2] {
         batchdoku()
             .arg("verify")
             .arg(packed)
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("40 records checked: 40 passed"));
+        batchdoku()
+            .args(["verify", "-"])
+            .write_stdin(std::fs::read(packed).unwrap())
             .assert()
             .success()
             .stdout(predicate::str::contains("40 records checked: 40 passed"));
