@@ -122,7 +122,9 @@ pub fn input_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
 /// by name (`part-00000-...` before `part-00001-...`, so in the order of
 /// the rows), subfolders such as Hive's `year=2024/` in name order too,
 /// leaving out names starting with `_` or `.` (`_SUCCESS`, `_committed_*`,
-/// `.part-00000....crc` checksums). A Delta table's folder is refused: it
+/// `.part-00000....crc` checksums). A link to a folder is followed, as
+/// Hadoop's local file system follows it, unless it leads back to a folder
+/// it is inside (a loop, refused naming the link). A Delta table's folder is refused: it
 /// keeps the files of replaced versions beside the live ones, and only its
 /// `_delta_log` says which are which. A folder without data files is an
 /// error, which is likelier a wrong name than an empty dataset.
@@ -136,7 +138,9 @@ pub fn folder_files(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
         );
     }
     let mut files = Vec::new();
-    collect_data_files(folder, &mut files).with_context(|| format!("cannot list {name}"))?;
+    let mut inside = Vec::from_iter(std::fs::metadata(folder).ok().as_ref().and_then(file_id));
+    collect_data_files(folder, &mut inside, &mut files)
+        .with_context(|| format!("cannot list {name}"))?;
     if files.is_empty() {
         bail!(
             "{name} is a folder with no data files in it (names starting with _ or . are not data)"
@@ -145,8 +149,16 @@ pub fn folder_files(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-fn collect_data_files(folder: &Path, files: &mut Vec<PathBuf>) -> io::Result<()> {
-    let mut entries = std::fs::read_dir(folder)?.collect::<io::Result<Vec<_>>>()?;
+/// Adds the data files under `folder` to `files`; `inside` holds the
+/// folders the walk is in (device and inode), to tell a loop.
+fn collect_data_files(
+    folder: &Path,
+    inside: &mut Vec<(u64, u64)>,
+    files: &mut Vec<PathBuf>,
+) -> anyhow::Result<()> {
+    let mut entries = std::fs::read_dir(folder)
+        .with_context(|| format!("cannot list {}", folder.display()))?
+        .collect::<io::Result<Vec<_>>>()?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let name = entry.file_name();
@@ -158,11 +170,23 @@ fn collect_data_files(folder: &Path, files: &mut Vec<PathBuf>) -> io::Result<()>
             continue;
         }
         let path = entry.path();
-        // A link to a folder is not followed (it could lead back up).
-        if entry.file_type()?.is_dir() {
-            collect_data_files(&path, files)?;
-        } else if !path.is_dir() {
+        // (A link is followed: `is_dir` of the path, not of the entry.)
+        if !path.is_dir() {
             files.push(path);
+            continue;
+        }
+        let id = std::fs::metadata(&path).ok().as_ref().and_then(file_id);
+        if id.is_some_and(|id| inside.contains(&id)) {
+            bail!(
+                "{} leads back to a folder it is in (a loop of links); remove the link \
+                 or name the folders to read",
+                path.display()
+            );
+        }
+        inside.extend(id);
+        collect_data_files(&path, inside, files)?;
+        if id.is_some() {
+            inside.pop();
         }
     }
     Ok(())

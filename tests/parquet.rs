@@ -1306,6 +1306,40 @@ fn a_spark_output_folder_is_read_as_its_part_files_in_order() {
         files[29]
     );
 
+    // Partition subfolders that are links (to folders elsewhere, as a
+    // dataset assembled from several places is) are followed in name
+    // order; a link back up is refused, naming it, never skipped.
+    let linked = dir.path().join("linked");
+    std::fs::create_dir(&linked).unwrap();
+    for (k, rows) in [(1, &lines[..12]), (2, &lines[12..20]), (3, &lines[20..])] {
+        let elsewhere = dir.path().join(format!("store{k}"));
+        std::fs::create_dir(&elsewhere).unwrap();
+        lines_file(&elsewhere, "part-00000.txt", rows);
+        if k == 2 {
+            // A real folder between two links.
+            std::fs::rename(&elsewhere, linked.join("zone=2")).unwrap();
+        } else {
+            std::os::unix::fs::symlink(&elsewhere, linked.join(format!("zone={k}"))).unwrap();
+        }
+    }
+    for command in ["solve", "canon"] {
+        assert_eq!(
+            stdout_of(batchdoku().args([command, "-q"]).arg(&linked)),
+            stdout_of(batchdoku().args([command, "-q"]).arg(&plain)),
+            "{command}"
+        );
+    }
+    std::os::unix::fs::symlink("..", linked.join("zone=2").join("up")).unwrap();
+    batchdoku()
+        .args(["solve", "-q"])
+        .arg(&linked)
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "zone=2/up leads back to a folder it is in",
+        ));
+
     // A Delta table's folder holds replaced files too: refused, not misread.
     std::fs::create_dir(folder.join("_delta_log")).unwrap();
     batchdoku()
