@@ -45,6 +45,17 @@ resume = ["line,puzzle,status,solutions,solution,guesses\n" + f"1,{CLASSIC},solv
           SOLUTION + "\n" + SOLUTION[:40], '{"line":1}\n{"line":2,"puzzle":"a\\nb"}\n{"li', "", "\n\n\"\n"]
 write("resume_prefix", resume)
 
+# csv_stream: a first byte (column, read size), then CSV; 0xFE n c stands for
+# c repeated (n % 40 + 1) * 32 KiB times.
+def run(n, c):
+    return b"\xfe" + bytes([n]) + c
+csv_stream = [b"\x01id,puzzle\n1," + CLASSIC.encode() + b"\n2,bad\n",
+              b"\x04" + f'id,desc,puzzle\n1,a 5" board,{CLASSIC}\n2,12" x 12",{CLASSIC}\n3,"q""",{CLASSIC}\n'.encode(),
+              b"\x07a,\"" + run(2, b"x") + b"\n\",x\n" + b"b,\"" + run(3, b"\n") + b"\"," + CLASSIC.encode() + b"\n",
+              b"\x02n,\"" + run(39, b"y") + b"\"\n1,2," + CLASSIC.encode() + b"\n#,\"" + run(35, b"\n") + b"\"\nlast",
+              b"\x05" + b"\n".join(f"{i},\" {i}\"\"\",{CLASSIC}".encode() for i in range(20)) + b"\r\n"]
+write("csv_stream", csv_stream)
+
 def encode(p):
     return bytes(0x80 + int(c) - 1 if c in "123456789" else 0 for c in p[:81])
 write("solvers", [encode(p) for p in sample[:40]] + [encode("." * 81), encode(SOLUTION), encode(CLASSIC)])

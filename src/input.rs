@@ -1634,10 +1634,15 @@ impl<R: std::io::Read> StreamChunks<R> {
         let mut dropped_lines = 0u64;
         while keep_from < self.carry.len() {
             let rest = &self.carry[keep_from..];
-            let end = record_text_end(rest, csv);
-            if rest[end - 1] != b'\n' || !is_skipped(trim_line_end(&rest[..end])) {
-                break; // an unfinished last record, or one to keep
-            }
+            let end = if csv {
+                csv_record_end_from(rest, 0)
+            } else {
+                memchr::memchr(b'\n', rest).map(|p| p + 1)
+            };
+            // An unfinished last record, or one to keep.
+            let Some(end) = end.filter(|&end| is_skipped(trim_line_end(&rest[..end]))) else {
+                break;
+            };
             dropped_lines += if csv { count_newlines(&rest[..end]) } else { 1 };
             keep_from += end;
         }
@@ -1819,14 +1824,17 @@ impl<R: std::io::Read> StreamChunks<R> {
                 // Nothing whole yet: drop a stretch of comments (grid form
                 // holds them until a record closes), else read on up to
                 // MAX_RECORD, then hand out what there is. A CSV record is
-                // closed by `append_csv` within MAX_RECORD + 2 bytes.
+                // closed by `append_csv` within MAX_RECORD + 2 bytes, so
+                // reading on always ends one.
                 let held = self.carry.len();
                 self.drop_skipped_lines();
                 if self.carry.len() < held {
                     continue;
                 }
                 if framing == Framing::Csv {
-                    want = held + 1;
+                    // (Twice as much each time, so a stream of small reads
+                    // is not scanned again for every one.)
+                    want = (held * 2).clamp(STREAM_CHUNK, MAX_RECORD + 2);
                     continue;
                 }
                 if held < MAX_RECORD {
@@ -2394,6 +2402,21 @@ mod tests {
         assert_eq!(lines, [1, 2, 3, 4]);
     }
 
+    /// Reads `data` `step` bytes at a time.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
     /// Asserts `got == want`, showing the first difference only.
     fn same_records<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
         if let Some(i) = (0..got.len().min(want.len())).find(|&i| got[i] != want[i]) {
@@ -2412,7 +2435,8 @@ mod tests {
         let whole: Vec<_> = records(data, 1, layout)
             .map(|r| brief((r.line, r.puzzle.is_ok(), r.raw)))
             .collect();
-        let mut s = StreamChunks::new(data);
+        // Reads of 4,093 bytes, so records and reads meet everywhere.
+        let mut s = StreamChunks::new(Trickle { data, step: 4093 });
         s.top().unwrap();
         s.set_framing(Framing::Csv);
         s.number_rows_from(1);
@@ -2463,6 +2487,10 @@ mod tests {
             };
             if i == 150 {
                 data += &format!("#,\"{huge}\"\n");
+            }
+            if i == 160 {
+                // Comment records of line ends alone, long and short.
+                data += &format!("#,\"{}\"\n#,\"\n\n\"\n", "\n".repeat(MAX_RECORD + 5));
             }
             data += &format!("{i},{notes},{P}\n");
         }

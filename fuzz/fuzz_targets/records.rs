@@ -70,8 +70,9 @@ fuzz_target!(|data: &[u8]| {
             );
         }
         // A stream cuts lines longer than MAX_LINE; below that it reads the
-        // same records.
-        if data.split(|&b| b == b'\n').all(|l| l.len() < MAX_LINE) {
+        // same records. CSV records are cut at MAX_RECORD instead (the
+        // `csv_stream` target reaches that), mapped or streamed alike.
+        if format == csv || data.split(|&b| b == b'\n').all(|l| l.len() < MAX_LINE) {
             assert_eq!(streamed(data, format), all, "{format:?} streamed");
         }
         if format == csv {
