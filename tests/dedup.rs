@@ -373,3 +373,63 @@ fn a_full_temporary_folder_is_an_error_that_names_it() {
         60_000
     );
 }
+
+#[test]
+fn inputs_of_different_layouts_are_refused_not_written_under_one_header() {
+    // dedup writes the records as read, under the first CSV's header: the
+    // rows of a CSV with other columns (or of a line file) under it would
+    // be misread. Same columns (any case, spaces) are fine.
+    let dir = tempfile::tempdir().unwrap();
+    let p = common::sample_lines(6);
+    let a = write(
+        dir.path(),
+        "a.csv",
+        format!("id,puzzle\n1,{}\n2,{}\n", p[0], p[1]),
+    );
+    let same = write(
+        dir.path(),
+        "same.csv",
+        format!("ID, Puzzle\n3,{}\n4,{}\n", p[2], p[0]),
+    );
+    let other = write(
+        dir.path(),
+        "other.csv",
+        format!("puzzle,source\n{},x\n{},y\n", p[3], p[4]),
+    );
+    let lines = write(dir.path(), "lines.txt", format!("{}\n", p[5]));
+    let out = stdout_of(batchdoku().args(["dedup", "-q"]).arg(&a).arg(&same));
+    assert_eq!(
+        out,
+        format!("id,puzzle\n1,{}\n2,{}\n3,{}\n", p[0], p[1], p[2])
+    );
+    for (second, said) in [
+        (
+            &other,
+            "has the header puzzle,source but the first input has the header id,puzzle",
+        ),
+        (
+            &lines,
+            "has no CSV header but the first input has the header id,puzzle",
+        ),
+    ] {
+        batchdoku()
+            .args(["dedup", "-q"])
+            .arg(&a)
+            .arg(second)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(format!(
+                "{} {said}",
+                second.display()
+            )));
+    }
+    batchdoku()
+        .args(["dedup", "-q"])
+        .arg(&lines)
+        .arg(&a)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains(
+            "has the header id,puzzle but the first input has no CSV header",
+        ));
+}

@@ -157,7 +157,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     stop_on_ctrl_c();
     let started = Instant::now();
     let mut tally = Tally::default();
-    let mut header_written = false;
+    // The header of the first input written (`Some(None)`: it had none).
+    let mut header_written: Option<Option<std::sync::Arc<Vec<String>>>> = None;
     // Pass 1 (with --against): the training classes.
     for (pass, (list, offset)) in [(&train, 0), (&sources, train.len())]
         .into_iter()
@@ -242,7 +243,32 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         }
                     }
                 }
-                if checking && !header_written {
+                if let (true, Some(first)) = (checking, &header_written) {
+                    // One output, one layout: rows under another file's
+                    // header would be misread.
+                    let key = |h: &Option<std::sync::Arc<Vec<String>>>| {
+                        h.as_ref().map(|names| {
+                            names
+                                .iter()
+                                .map(|n| n.trim().to_lowercase())
+                                .collect::<Vec<_>>()
+                        })
+                    };
+                    if key(first) != key(&chunk.header) {
+                        let shown = |h: &Option<std::sync::Arc<Vec<String>>>| match h {
+                            Some(names) => format!("the header {}", names.join(",")),
+                            None => "no CSV header".to_string(),
+                        };
+                        return Err(Halt::Read(anyhow::anyhow!(
+                            "{} has {} but the first input has {}: dedup writes the rows of \
+                             one layout; dedup them apart, or give them the same columns",
+                            names[chunk.file],
+                            shown(&chunk.header),
+                            shown(first)
+                        )));
+                    }
+                }
+                if checking && header_written.is_none() {
                     if let Some(header) = &chunk.header {
                         let mut line = Vec::new();
                         for (i, name) in header.iter().enumerate() {
@@ -254,7 +280,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                         line.push(b'\n');
                         output.write_all(&line).map_err(Halt::Write)?;
                     }
-                    header_written = true;
+                    header_written = Some(chunk.header.clone());
                 }
                 for c in &chunk.classed {
                     let here = tag(chunk.file, c.line);
