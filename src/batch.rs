@@ -507,16 +507,39 @@ pub fn kept_name(name: &str) -> String {
     }
 }
 
-/// The names the kept columns go by in the output header (see
-/// [`kept_name`]).
-pub fn kept_names(header: &[String], keep: KeepColumns) -> Vec<String> {
-    (0..keep.count)
-        .filter(|&i| i != keep.puzzle)
-        .map(|i| match header.get(i) {
-            Some(name) => kept_name(name),
-            None => format!("column_{}", i + 1),
+/// The names kept input columns go by ([`kept_name`]), each unique, as
+/// tables need them (pyarrow cannot read a Parquet file with two `id`
+/// columns, and Spark tells names apart without case): a name met before,
+/// ignoring case, gets `_2`, `_3`, ... after it.
+pub fn unique_kept_names<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut taken: std::collections::HashSet<String> =
+        OWN_COLUMNS.iter().map(|n| n.to_string()).collect();
+    names
+        .into_iter()
+        .map(|name| {
+            let base = kept_name(name);
+            let mut name = base.clone();
+            let mut k = 1;
+            while !taken.insert(name.to_lowercase()) {
+                k += 1;
+                name = format!("{base}_{k}");
+            }
+            name
         })
         .collect()
+}
+
+/// The names the kept columns go by in the output header (see
+/// [`unique_kept_names`]).
+pub fn kept_names(header: &[String], keep: KeepColumns) -> Vec<String> {
+    let names: Vec<String> = (0..keep.count)
+        .filter(|&i| i != keep.puzzle)
+        .map(|i| match header.get(i) {
+            Some(name) => name.clone(),
+            None => format!("column_{}", i + 1),
+        })
+        .collect();
+    unique_kept_names(names.iter().map(String::as_str))
 }
 
 /// Appends the kept columns of CSV record `raw`, each as a CSV field after

@@ -1571,3 +1571,79 @@ fn a_full_disk_leaves_outputs_that_say_what_they_hold() {
         }
     }
 }
+
+#[test]
+fn kept_columns_get_names_of_their_own() {
+    // Input columns named alike (`id` twice, `ID`), or like the output's
+    // own (`solution`), keep their data under names a table can hold:
+    // pyarrow refuses a Parquet file with two `id` columns, Spark reads
+    // names without case.
+    let dir = tempfile::tempdir().unwrap();
+    let p = sample_lines(4);
+    let mut csv = String::from("id,puzzle,solution,id,ID,id_2\n");
+    for (i, puzzle) in p.iter().enumerate() {
+        csv += &format!("{i},{puzzle},s{i},a{i},b{i},c{i}\n");
+    }
+    let f = write(dir.path(), "dup.csv", &csv);
+    let want = ["id", "input_solution", "id_2", "ID_3", "id_2_2"];
+    let out = stdout_of(
+        batchdoku()
+            .args(["solve", "-q", "--format", "csv", "--keep-columns"])
+            .arg(&f),
+    );
+    let header: Vec<&str> = out.lines().next().unwrap().split(',').collect();
+    assert_eq!(header[6..], want);
+    assert!(
+        out.lines().nth(1).unwrap().ends_with(",0,s0,a0,b0,c0"),
+        "{out}"
+    );
+    let parquet = dir.path().join("dup.parquet");
+    batchdoku()
+        .args(["solve", "-q", "--format", "parquet", "--keep-columns", "-o"])
+        .arg(&parquet)
+        .arg(&f)
+        .assert()
+        .success();
+    let (batch, _) = read_table(&parquet);
+    let names: Vec<&str> = batch
+        .schema_ref()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names[6..], want);
+    assert_eq!(strings(&batch, "ID_3")[2].as_deref(), Some("b2"));
+    // A table's own columns alike.
+    let t = table(
+        dir.path(),
+        "dup_in.parquet",
+        vec![
+            (
+                "Id",
+                Arc::new(Int64Array::from(vec![1, 2, 3, 4])) as ArrayRef,
+            ),
+            ("puzzle", Arc::new(StringArray::from(p.clone())) as ArrayRef),
+            (
+                "id",
+                Arc::new(StringArray::from(vec!["w", "x", "y", "z"])) as ArrayRef,
+            ),
+        ],
+        10,
+    );
+    let out2 = dir.path().join("dup_out.parquet");
+    batchdoku()
+        .args(["solve", "-q", "--format", "parquet", "--keep-columns", "-o"])
+        .arg(&out2)
+        .arg(&t)
+        .assert()
+        .success();
+    let (batch, _) = read_table(&out2);
+    let names: Vec<&str> = batch
+        .schema_ref()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names[6..], ["Id", "id_2"]);
+    assert_eq!(strings(&batch, "id_2")[3].as_deref(), Some("z"));
+}

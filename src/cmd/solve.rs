@@ -6,8 +6,8 @@ use super::output::{partial_name, refuse_output_as_input, Output, RecordCounter}
 use super::progress::Progress;
 use super::INTERRUPTED;
 use crate::batch::{
-    kept_name, kept_names, solve_chunk, write_header, write_header_kept, ChunkJob, ChunkReport,
-    KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
+    kept_names, solve_chunk, unique_kept_names, write_header, write_header_kept, ChunkJob,
+    ChunkReport, KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
 };
 use crate::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source, INPUT_FORMS};
 use crate::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
@@ -115,7 +115,7 @@ pub struct Args {
     /// Parquet inputs: carry every input column but the puzzle's after the
     /// output's own (ids, sources, ratings travel with the answers; from
     /// Parquet with their types); a name that clashes gets `input_` before
-    /// it.
+    /// it, one met before (ignoring case) `_2`, `_3` after it.
     #[arg(long)]
     pub keep_columns: bool,
     /// Continue an interrupted run: keep the records in OUT.partial and
@@ -212,10 +212,15 @@ fn chunk_schema(
         );
     }
     if let Some(others) = others {
-        fields.extend(others.schema().fields().iter().map(|f| {
-            let name = kept_name(f.name());
-            f.as_ref().clone().with_name(name)
-        }));
+        let schema = others.schema();
+        let names = unique_kept_names(schema.fields().iter().map(|f| f.name().as_str()));
+        fields.extend(
+            schema
+                .fields()
+                .iter()
+                .zip(names)
+                .map(|(f, name)| f.as_ref().clone().with_name(name)),
+        );
     }
     results_schema(several, &fields)
 }
