@@ -1201,7 +1201,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("batchdoku-huge-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("huge.parquet");
-        let puzzle = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......";
+        let puzzle =
+            "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......";
         let huge = "x".repeat(20 << 20);
         let notes = format!("{puzzle},{huge}");
         let rows = vec![
@@ -1219,11 +1220,18 @@ mod tests {
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
         let read = t.read(t.range(0, 100).unwrap()).unwrap();
         assert_eq!(read.rows, 5);
-        assert!(read.packed.len() < 2 * MAX_LINE + 4 * 100, "{}", read.packed.len());
+        assert!(
+            read.packed.len() < 2 * MAX_LINE + 4 * 100,
+            "{}",
+            read.packed.len()
+        );
         let got: Vec<(u64, bool)> = records(&read.packed, 0, InputFormat::Rows)
             .map(|r| (r.line, r.puzzle.is_ok()))
             .collect();
-        assert_eq!(got, [(0, true), (1, false), (2, false), (3, true), (4, true)]);
+        assert_eq!(
+            got,
+            [(0, true), (1, false), (2, false), (3, true), (4, true)]
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
