@@ -59,3 +59,56 @@ write("csv_stream", csv_stream)
 def encode(p):
     return bytes(0x80 + int(c) - 1 if c in "123456789" else 0 for c in p[:81])
 write("solvers", [encode(p) for p in sample[:40]] + [encode("." * 81), encode(SOLUTION), encode(CLASSIC)])
+
+# parquet: two option bytes (lanes and page runs, the first row), then a
+# small table as pyarrow writes it, in every shape the reader takes (text,
+# dictionaries, digit lists, nulls, V1 and V2 pages, each codec, statistics,
+# several row groups of many pages), and the damaged page headers that once
+# made the parquet crate loop. Binary seeds, so they are rewritten only where
+# pyarrow is installed; elsewhere the committed ones stay.
+try:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+except ImportError:
+    pa = None
+    print("fuzz-seeds: no pyarrow: fuzz/seeds/parquet left as it is")
+if pa is not None:
+    def table(columns, **options):
+        out = pa.BufferOutputStream()
+        pq.write_table(pa.table(columns), out, **options)
+        return out.getvalue().to_pybytes()
+
+    puzzles = [p[:81] for p in sample[:40]]
+    short = [None if i % 5 == 3 else p[:9 + i % 7] for i, p in enumerate(puzzles)]
+    digits = [[0 if c == "." else int(c) for c in p] for p in puzzles[:6]]
+    small = dict(write_batch_size=2, data_page_size=1, write_statistics=False)
+    lanes = table({"puzzle": puzzles}, compression="snappy", use_dictionary=False,
+                  row_group_size=20, **small)
+    parquet = [
+        b"\x00\x00" + lanes,
+        b"\x25\x80" + table({"puzzle": short}, compression="zstd", data_page_version="2.0",
+                            row_group_size=20, **small),
+        b"\x46\x20" + table({"id": list(range(40)), "puzzle": pa.array(short).dictionary_encode()},
+                            compression="gzip", write_batch_size=4, data_page_size=1),
+        b"\x8b\x00" + table({"puzzle": pa.array(digits, type=pa.list_(pa.int8())),
+                             "n": [1.5 * i for i in range(6)]}, compression="none",
+                            write_batch_size=1, data_page_size=1, write_statistics=False),
+        b"\x01\x40" + table({"puzzle": pa.array([[d[r * 9:r * 9 + 9] for r in range(9)] for d in digits[:3]],
+                                                type=pa.list_(pa.list_(pa.int32())))},
+                            compression="lz4", data_page_version="2.0"),
+        b"\x33\x00" + table({"puzzle": pa.array(short[:12], type=pa.large_string()),
+                             "at": pa.array(range(12), type=pa.timestamp("ms"))},
+                            compression="brotli", write_page_checksum=True, write_batch_size=3,
+                            data_page_size=1),
+        b"\x12\x00" + table({"puzzle": pa.array([s.encode() if s else None for s in short[:10]],
+                                                type=pa.binary())}, write_page_index=True),
+    ]
+    # The damaged headers: an unknown field 10 over the start of the second
+    # row group's first page header, holding 2^31 - 1 doubles (skipped past
+    # the end of the file) or booleans (skipped as taking no bytes).
+    second = pq.ParquetFile(pa.BufferReader(lanes)).metadata.row_group(1).column(0).data_page_offset
+    for item in (0xF7, 0xF1):
+        damaged = bytearray(lanes)
+        damaged[second:second + 7] = bytes([0xA9, item, 0xFF, 0xFF, 0xFF, 0xFF, 0x07])
+        parquet.append(b"\x00\x00" + bytes(damaged))
+    write("parquet", parquet)
