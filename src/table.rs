@@ -59,6 +59,54 @@ pub enum TableError {
     Arrow(#[from] arrow_schema::ArrowError),
 }
 
+/// Runs `decode`, a call into the parquet crate over the file's bytes,
+/// turning a panic in it into an error that names the panic.
+///
+/// Why: parquet 59 asserts some facts of a page's contents instead of
+/// checking them (a dictionary page's index width over 32 bits, found by
+/// the fuzz target, fails `assert!(num_bits <= T::BIT_CAPACITY)` in its
+/// bit reader), so a damaged file would end the whole run. Every build of
+/// batchdoku unwinds on panic (`panic = "unwind"`, see Cargo.toml) for
+/// this. The panic's message goes into the error instead of standard
+/// error: [`quiet_panics`] keeps the hook from printing it.
+fn guarded<T>(decode: impl FnOnce() -> Result<T, TableError>) -> Result<T, TableError> {
+    quiet_panics();
+    QUIET.with(|q| q.set(q.get() + 1));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode));
+    QUIET.with(|q| q.set(q.get() - 1));
+    result.unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_string());
+        Err(TableError::Layout(format!(
+            "the parquet reader failed on a damaged page ({why})"
+        )))
+    })
+}
+
+thread_local! {
+    /// How many [`guarded`] calls this thread is inside.
+    static QUIET: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Installs, once, a panic hook that stays silent for panics inside
+/// [`guarded`] (which reports them as errors) and hands every other panic
+/// to the hook that was there before (the default one, or a host's, such
+/// as the fuzzer's or Python's).
+fn quiet_panics() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let before = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if QUIET.with(|q| q.get()) == 0 {
+                before(info);
+            }
+        }));
+    });
+}
+
 /// True for the column types read as text: strings, binaries and
 /// dictionaries of them (pandas categoricals).
 pub fn is_text(t: &DataType) -> bool {
@@ -352,7 +400,7 @@ fn reader_options() -> ArrowReaderOptions {
 fn footer(path: &Path) -> Result<ArrowReaderMetadata, TableError> {
     let file =
         File::open(path).map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
-    Ok(ArrowReaderMetadata::load(&file, reader_options())?)
+    guarded(|| Ok(ArrowReaderMetadata::load(&file, reader_options())?))
 }
 
 /// The column names of the Parquet file at `path`.
@@ -522,8 +570,29 @@ const SKIP_DEPTH: u8 = 64;
 /// header's length.
 fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
     let mut walk = HeaderWalk { bytes, at: 0 };
-    walk.fields(HeaderStruct::Page)?;
+    let page = walk.fields(HeaderStruct::Page)?;
+    // The crate unwraps the fields of a data page (V1 in field 5, V2 in
+    // field 8) when it skips the page: a panic where it is missing.
+    let needs = match page.page_type {
+        Some(0) => Some((5, "a data page header without its data page fields")),
+        Some(3) => Some((8, "a data page header (V2) without its data page fields")),
+        _ => None,
+    };
+    if let Some((field, why)) = needs {
+        if page.structs & (1 << field) == 0 {
+            return Err(why.to_string());
+        }
+    }
     Ok(walk.at)
+}
+
+/// What the walk of a struct saw: the value of its field 1 (a page
+/// header's type, as the crate reads an i32), and which of the structs it
+/// holds (by field id, bit `id`) were there.
+#[derive(Default)]
+struct WalkedFields {
+    page_type: Option<i32>,
+    structs: u64,
 }
 
 /// A walk through Thrift compact bytes.
@@ -607,21 +676,30 @@ impl HeaderWalk<'_> {
     }
 
     /// The fields of a `which` struct, up to its end.
-    fn fields(&mut self, which: HeaderStruct) -> Result<(), String> {
+    fn fields(&mut self, which: HeaderStruct) -> Result<WalkedFields, String> {
+        let mut seen = WalkedFields::default();
         let mut last = 0;
         while let Some((t, id)) = self.field(last)? {
             match which.field(id) {
                 HeaderField::Int => {
-                    self.varint()?;
+                    // Zigzag, then cut to an i32, as the crate reads one.
+                    let v = self.varint()?;
+                    let v = ((v >> 1) as i64 ^ -((v & 1) as i64)) as i32;
+                    if id == 1 {
+                        seen.page_type = Some(v);
+                    }
                 }
                 HeaderField::Bool if t == 1 || t == 2 => {}
                 HeaderField::Bool => return Err(format!("field {id} is of type {t}, not boolean")),
-                HeaderField::Struct(s) => self.fields(s)?,
+                HeaderField::Struct(s) => {
+                    self.fields(s)?;
+                    seen.structs |= 1 << id;
+                }
                 HeaderField::Skipped => self.skip(t, SKIP_DEPTH)?,
             }
             last = id;
         }
-        Ok(())
+        Ok(seen)
     }
 
     /// Skips a value of wire type `t`, as the crate does.
@@ -817,7 +895,7 @@ impl TableSource {
                 .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?,
         );
         let bytes = bytes::Bytes::from_owner(SharedMap(Arc::clone(&map)));
-        let meta = ArrowReaderMetadata::load(&bytes, reader_options())?;
+        let meta = guarded(|| Ok(ArrowReaderMetadata::load(&bytes, reader_options())?))?;
         let schema = Arc::clone(meta.schema());
         let column = choose_column(&schema, spec, preferred, what)?;
         // Strings are decoded as views: no copy of each value out of its
@@ -944,6 +1022,11 @@ impl TableSource {
     /// page does not say its rows or the headers cannot be read (the
     /// decoder will say what is wrong).
     fn page_starts(&self, g: usize) -> Option<Vec<u64>> {
+        guarded(|| Ok(self.page_starts_unguarded(g))).ok().flatten()
+    }
+
+    /// [`TableSource::page_starts`], outside [`guarded`].
+    fn page_starts_unguarded(&self, g: usize) -> Option<Vec<u64>> {
         let metadata = self.meta.metadata();
         let schema = metadata.file_metadata().schema_descr();
         let leaf =
@@ -1034,11 +1117,21 @@ impl TableSource {
             let mut state = group.lanes[lane].lock().unwrap_or_else(|e| e.into_inner());
             while state.next_row < end {
                 if state.reader.is_none() {
-                    state.reader = Some(self.lane_reader(range.group, lane, state.next_row)?);
+                    let from = state.next_row;
+                    state.reader = Some(guarded(|| self.lane_reader(range.group, lane, from))?);
                 }
-                let batch = match state.reader.as_mut().and_then(Iterator::next) {
-                    Some(b) => b?,
-                    None => {
+                let next = guarded(|| {
+                    let next = state.reader.as_mut().and_then(Iterator::next);
+                    Ok(next.transpose()?)
+                });
+                let batch = match next {
+                    Ok(Some(b)) => b,
+                    Err(e) => {
+                        // A decoder that panicked is not used again.
+                        state.reader = None;
+                        return Err(e);
+                    }
+                    Ok(None) => {
                         return Err(TableError::Layout(format!(
                             "row group {} ends before its {} rows",
                             range.group,
@@ -1680,6 +1773,16 @@ mod tests {
         let mut v2 = v2;
         v2[19] = 0x15;
         assert!(page_header_len(&v2).unwrap_err().contains("not boolean"));
+        // A data page (V1 or V2) without its fields, which the crate
+        // unwraps when it skips the page; an index page needs none.
+        for (page_type, why) in [(0x00, "data page fields"), (0x06, "(V2)")] {
+            let bare = [0x15, page_type, 0x15, 0x14, 0x15, 0x14, 0x00];
+            assert!(page_header_len(&bare).unwrap_err().contains(why));
+        }
+        assert_eq!(
+            page_header_len(&[0x15, 0x02, 0x15, 0x14, 0x15, 0x14, 0x00]),
+            Ok(7)
+        );
         // Cut anywhere, a header runs past the end.
         for cut in 0..HEADER.len() {
             assert!(page_header_len(&HEADER[..cut]).is_err());
@@ -1846,6 +1949,64 @@ mod tests {
                 err.contains(&format!("the page header at byte {second}: ")),
                 "{item:x}: {err}"
             );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_page_the_parquet_crate_panics_on_is_an_error_of_the_file() {
+        // A dictionary-encoded page whose index width byte says 40 bits:
+        // parquet 59 asserts it is at most 32 (a panic), found by the fuzz
+        // target; here it is an error naming the damage, in every way of
+        // reading.
+        let dir = std::env::temp_dir().join(format!("batchdoku-panic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let rows: Vec<Option<String>> = (0..400).map(|i| Some(format!("{:0>81}", i % 9))).collect();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::UNCOMPRESSED)
+            .set_dictionary_enabled(true)
+            .set_max_row_group_row_count(Some(200))
+            .set_data_page_row_count_limit(50)
+            .set_write_batch_size(10)
+            .build();
+        write_table_with(&path, &rows, props);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let meta = ArrowReaderMetadata::load(&bytes::Bytes::from(bytes.clone()), reader_options())
+            .unwrap();
+        let chunk = meta.metadata().row_group(1).column(0);
+        assert!(chunk.dictionary_page_offset().is_some());
+        // The first data page: its header, then the values (no levels: a
+        // column without nulls is written as required), opening with the
+        // index width (4 bits for 9 values).
+        assert_eq!(
+            meta.metadata()
+                .file_metadata()
+                .schema_descr()
+                .column(0)
+                .max_def_level(),
+            0
+        );
+        let page = chunk.data_page_offset() as usize;
+        let width = page + page_header_len(&bytes[page..]).unwrap();
+        assert_eq!(bytes[width], 4);
+        bytes[width] = 40;
+        std::fs::write(&path, &bytes).unwrap();
+        for (lanes, keep) in [(1, false), (2, false), (1, true)] {
+            let t = TableSource::open(&path, None, &["puzzle"], "puzzles", keep, 0)
+                .unwrap()
+                .in_lanes_of(lanes, 1);
+            let mut next = 0;
+            let err = loop {
+                let r = t.range(next, 50).unwrap();
+                match t.read(r) {
+                    Ok(read) => next += read.rows as u64,
+                    Err(e) => break e.to_string(),
+                }
+            };
+            assert_eq!(next, 200, "the first group reads whole");
+            assert!(err.contains("damaged page"), "{err}");
+            assert!(err.contains("num_bits"), "{err}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -56,7 +56,11 @@ fn ranges(t: &TableSource, from: u64, most: usize) -> Vec<RowRange> {
     let mut next = from;
     while next - from < MOST_ROWS {
         let Some(r) = t.range(next, most) else {
-            assert_eq!(next, t.rows().max(from), "the ranges end at the footer's rows");
+            assert_eq!(
+                next,
+                t.rows().max(from),
+                "the ranges end at the footer's rows"
+            );
             break;
         };
         assert_eq!(r.first_row, next);
@@ -84,7 +88,11 @@ fn read(t: &TableSource, ranges: &[RowRange], order: &[usize]) -> Read {
             assert!(rows.insert(at, row(text)).is_none(), "row {at} read twice");
             at += 1;
         }
-        assert_eq!(at - r.first_row, r.rows as u64, "range {r:?} packed other rows");
+        assert_eq!(
+            at - r.first_row,
+            r.rows as u64,
+            "range {r:?} packed other rows"
+        );
         if let Some(others) = &read.others {
             assert_eq!(others.num_rows(), r.rows);
         }
@@ -110,8 +118,7 @@ fuzz_target!(|input: &[u8]| {
     let [options, start, data @ ..] = input else {
         return;
     };
-    let path =
-        std::env::temp_dir().join(format!("batchdoku-fuzz-parquet-{}", std::process::id()));
+    let path = std::env::temp_dir().join(format!("batchdoku-fuzz-parquet-{}", std::process::id()));
     std::fs::write(&path, data).unwrap();
     let lanes = 2 + usize::from(options & 3);
     let least = 1u64 << ((options >> 2) & 7);
