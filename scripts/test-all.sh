@@ -11,7 +11,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-cargo test --release
+# The release-py profile: optimised like release but without its fat LTO
+# (a link of that kind for each of some twenty test binaries took most of
+# CI's time), and the dependencies it builds are the ones maturin develop
+# uses below.
+cargo test --profile release-py
 
 venv=${BATCHDOKU_VENV:-$root/target/py-venv}
 if [ ! -x "$venv/bin/python" ]; then
@@ -34,5 +38,5 @@ fi
 # installs the package into the venv.
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
     maturin develop --quiet --manifest-path python/Cargo.toml
-BATCHDOKU_BIN="$root/target/release/batchdoku" \
+BATCHDOKU_BIN="$root/target/release-py/batchdoku" \
     "$venv/bin/python" -m pytest -q python/tests
