@@ -568,3 +568,68 @@ fn endless_or_huge_standard_input_stays_in_bounded_memory() {
     );
     assert!(peak > 0 && peak < 100 * 1024, "peak {peak} KiB");
 }
+
+#[test]
+fn an_input_refused_before_any_record_leaves_no_output_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin_file = write(dir.path(), "x.bin", b"\x7fELF\x02\x01\0\0\0\0garbage\n");
+    let csv = write(
+        dir.path(),
+        "p.csv",
+        format!("id,puzzle\n1,{}\n", common::CLASSIC).as_bytes(),
+    );
+    let inputs = ["x.bin", "p.csv"];
+    let left = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| !inputs.contains(&n.as_str()))
+            .collect();
+        names.sort();
+        names
+    };
+    // A binary file, and a CSV without the column asked for.
+    let refused: [(&Path, &[&str]); 2] = [(&bin_file, &[]), (&csv, &["--column", "nosuch"])];
+    for (input, extra) in refused {
+        let runs: Vec<Vec<&str>> = vec![
+            vec!["solve", "-o", "out.txt"],
+            vec!["solve", "--format", "csv", "-o", "out.csv"],
+            vec!["solve", "--format", "npy", "-o", "out.npy"],
+            vec!["solve", "--format", "parquet", "-o", "out.parquet"],
+            vec!["rate", "-o", "out.csv"],
+            vec!["canon", "-o", "out.txt"],
+            vec!["dedup", "-o", "out.txt", "--report", "report.csv"],
+        ];
+        for run in runs {
+            let assert = batchdoku()
+                .current_dir(dir.path())
+                .args(&run)
+                .args(extra)
+                .arg(input)
+                .assert()
+                .code(1);
+            let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+            assert!(stderr.contains("no output written"), "{run:?}: {stderr}");
+            assert!(!stderr.contains("--resume"), "{run:?}: {stderr}");
+            assert!(!stderr.contains("partial"), "{run:?}: {stderr}");
+            assert_eq!(left(dir.path()), Vec::<String>::new(), "{run:?} {extra:?}");
+        }
+    }
+    // Records written before the refused input: the partial is kept, to
+    // be resumed.
+    let good = write(
+        dir.path(),
+        "good.txt",
+        format!("{}\n", common::CLASSIC).as_bytes(),
+    );
+    let assert = batchdoku()
+        .current_dir(dir.path())
+        .args(["solve", "-j", "1", "-o", "out.txt"])
+        .arg(&good)
+        .arg(&bin_file)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains("--resume"), "{stderr}");
+    assert!(dir.path().join("out.txt.partial").exists());
+}

@@ -217,3 +217,110 @@ fn every_subcommand_help_ends_with_examples() {
         assert!((2..=3).contains(&shown), "{sub}: {shown} examples");
     }
 }
+
+/// The commands that run over records, with arguments for a short run on
+/// the files in `dir` (`p.txt`: puzzles, `a.txt`: their answers).
+fn record_commands(dir: &Path) -> Vec<(&'static str, Vec<String>)> {
+    let at = |name: &str| dir.join(name).display().to_string();
+    vec![
+        ("solve", vec![at("p.txt"), "-o".into(), at("out.txt")]),
+        ("verify", vec![at("p.txt"), at("a.txt")]),
+        ("rate", vec![at("p.txt"), "-o".into(), at("out.csv")]),
+        ("canon", vec![at("p.txt"), "-o".into(), at("out.canon")]),
+        ("dedup", vec![at("p.txt"), "-o".into(), at("out.dedup")]),
+        (
+            "generate",
+            vec!["-n".into(), "6".into(), "--seed".into(), "3".into()],
+        ),
+        (
+            "bench",
+            ["--solvers", "fast", "--min-time", "0.01", "--warmup", "0"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain([at("p.txt")])
+                .collect(),
+        ),
+    ]
+}
+
+#[test]
+fn every_command_over_records_takes_the_same_run_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: Vec<String> = std::fs::read_to_string(sample_path())
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .take(40)
+        .map(str::to_string)
+        .collect();
+    common::write(dir.path(), "p.txt", lines.join("\n") + "\n");
+    batchdoku()
+        .args(["solve", "-q", "-o"])
+        .arg(dir.path().join("a.txt"))
+        .arg(dir.path().join("p.txt"))
+        .assert()
+        .success();
+    let mut helps = Vec::new();
+    for (sub, args) in record_commands(dir.path()) {
+        // The help of each lists them alike.
+        let out = batchdoku().args([sub, "--help"]).assert().success();
+        let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        let shared: Vec<&str> = help
+            .lines()
+            .filter(|l| {
+                ["-j, --threads", "-q, --quiet", "--progress", "--stats"]
+                    .iter()
+                    .any(|o| l.trim_start().starts_with(o))
+            })
+            .collect();
+        assert_eq!(shared.len(), 4, "{sub}: {help}");
+        helps.push((sub, shared.join("\n")));
+        // Quiet means nothing on stderr; --stats writes the run's figures.
+        let stats = dir.path().join(format!("{sub}.json"));
+        let out = batchdoku()
+            .arg(sub)
+            .args(&args)
+            .args(["-j", "2", "-q", "--progress", "always", "--stats"])
+            .arg(&stats)
+            .assert()
+            .success();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert_eq!(stderr, "", "{sub}: -q still printed");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+        assert_eq!(json["threads"], 2, "{sub}: {json}");
+        assert!(json["seconds"].as_f64().unwrap() >= 0.0, "{sub}: {json}");
+        let count = ["puzzles", "records"]
+            .iter()
+            .find_map(|k| json[k].as_u64())
+            .or_else(|| {
+                json["rows"]
+                    .as_array()
+                    .map(|r| r[0]["set_size"].as_u64().unwrap())
+            });
+        let want = if sub == "generate" { 6 } else { 40 };
+        assert_eq!(count, Some(want), "{sub}: {json}");
+    }
+    // Word for word the same help for the shared options.
+    for (sub, shared) in &helps[1..] {
+        assert_eq!(shared, &helps[0].1, "{sub} against {}", helps[0].0);
+    }
+}
+
+#[test]
+fn the_top_level_help_gives_each_command_one_short_line() {
+    let out = batchdoku().arg("--help").assert().success();
+    let help = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let commands = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("Options:")
+        .next()
+        .unwrap();
+    let lines: Vec<&str> = commands.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines.len() >= 9, "{commands}");
+    for line in lines {
+        assert!(line.len() <= 100, "too long: {line}");
+    }
+}

@@ -1,14 +1,16 @@
 //! `batchdoku bench`: compare solver variants on datasets.
 
+use super::run_args::RunArgs;
 use crate::bench::{check_pass, compare, timed_passes, CheckPass};
 use crate::input::{detect, records};
 use crate::solver::FastSolver;
 use crate::{Puzzle, SolverKind};
 use anyhow::{bail, Context};
+use rayon::ThreadPool;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Measure solver variants on puzzle files.
 ///
@@ -32,9 +34,6 @@ pub struct Args {
     /// Comma-separated solver variants: fast, mrv, backtrack.
     #[arg(long, default_value = "fast,mrv", value_delimiter = ',', value_parser = parse_solver)]
     pub solvers: Vec<SolverKind>,
-    /// Worker threads for the timed passes.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
-    pub threads: u32,
     /// Count solutions up to N (2, as published benchmarks use: solve and
     /// prove uniqueness).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
@@ -64,6 +63,11 @@ pub struct Args {
     /// array, or several files' arrays) as a table, csv, json or plot.
     #[arg(long, value_name = "ROWS.json", conflicts_with = "files")]
     pub from_json: Vec<PathBuf>,
+    /// (-j: threads of the timed passes, 1 unless given; --progress: a bar
+    /// counting the files and solvers measured; --stats: the rows and the
+    /// run's time as JSON.)
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 fn parse_solver(s: &str) -> Result<SolverKind, String> {
@@ -153,8 +157,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.solvers.is_empty() {
         bail!("no solver to measure");
     }
+    let started = Instant::now();
+    // The timed passes run on one thread unless -j says otherwise: the
+    // figures people compare are per thread.
+    let pool = super::thread_pool(args.run.threads.unwrap_or(1))?;
     let rows = if args.from_json.is_empty() {
-        measure(&args, &files)?
+        measure(&args, &files, &pool)?
     } else {
         let mut rows = Vec::new();
         for path in &args.from_json {
@@ -174,7 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 format!(
                     "CPU: {}; threads: {}; build: {}; target features: {}; fast solver version: {:?}; limit {}; min time {} s",
                     cpu_model(),
-                    args.threads,
+                    pool.current_num_threads(),
                     profile(),
                     target_features(),
                     FastSolver::new().isa(),
@@ -196,12 +204,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         std::fs::write(path, plot(&rows))
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
+    args.run.write_stats(&serde_json::json!({
+        "rows": rows,
+        "seconds": started.elapsed().as_secs_f64(),
+        "threads": pool.current_num_threads(),
+    }))?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Checks and times every requested solver on every file.
-fn measure(args: &Args, files: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
-    let pool = super::thread_pool(args.threads as usize)?;
+fn measure(args: &Args, files: &[PathBuf], pool: &ThreadPool) -> anyhow::Result<Vec<Row>> {
+    let progress = args
+        .run
+        .progress_counter((files.len() * args.solvers.len()) as u64);
+    let started = Instant::now();
     let mut rows = Vec::new();
     for file in files {
         let puzzles = load(file)?;
@@ -231,7 +247,7 @@ fn measure(args: &Args, files: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
                     kind,
                     set,
                     args.limit,
-                    &pool,
+                    pool,
                     Duration::from_secs_f64(args.warmup),
                 );
             }
@@ -239,7 +255,7 @@ fn measure(args: &Args, files: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
                 kind,
                 set,
                 args.limit,
-                &pool,
+                pool,
                 Duration::from_secs_f64(args.min_time),
             );
             let n = set.len().max(1) as f64;
@@ -258,8 +274,10 @@ fn measure(args: &Args, files: &[PathBuf]) -> anyhow::Result<Vec<Row>> {
                 capped: pass.capped,
             });
             passes.push((kind, pass));
+            progress.set_done(rows.len() as u64, started);
         }
     }
+    progress.finish();
     Ok(rows)
 }
 

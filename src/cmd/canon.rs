@@ -2,6 +2,7 @@
 
 use super::output::{refuse_output_as_input, Output};
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
+use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::batch::{csv_field, one_line, RAW_SHOWN};
 use crate::canon::Canonicalizer;
@@ -14,7 +15,9 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// Write each puzzle's canonical form: the smallest 81-cell string (blanks
+/// Write each puzzle's canonical form, the same for every disguise of it.
+///
+/// The canonical form is the smallest 81-cell string (blanks
 /// below every digit, written `.`) among all the puzzles it becomes by
 /// relabelling the digits, permuting rows within a band, the bands,
 /// columns within a stack, the stacks, and transposing. Equivalent puzzles
@@ -84,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "jsonl" => Format::Jsonl,
         _ => Format::Line,
     };
-    let pool = super::thread_pool(args.read.threads)?;
+    let pool = args.read.run.pool()?;
     let threads = pool.current_num_threads();
     if let Some(path) = &args.output {
         refuse_output_as_input(&sources, path)?;
@@ -157,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             })
         },
         |bytes, tally| {
-            if !args.read.quiet {
+            if !args.read.run.quiet {
                 for (line, what) in &tally.bad {
                     if shown < WARNINGS_SHOWN {
                         let name = &names[tally.file];
@@ -177,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err((stop, n)) => return Ok(stopped(stop, n, &mut output)),
     };
     output.finish()?;
-    if !args.read.quiet {
+    if !args.read.run.quiet {
         let bad = total.malformed + total.invalid;
         if bad > shown {
             eprintln!(
@@ -194,6 +197,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             total.malformed
         );
     }
+    let seconds = started.elapsed().as_secs_f64();
+    args.read.run.write_stats(&serde_json::json!({
+        "records": records_done,
+        "canonical": total.canonical,
+        "invalid": total.invalid,
+        "malformed": total.malformed,
+        "seconds": seconds,
+        "records_per_sec": per_sec(records_done, seconds),
+        "threads": pool.current_num_threads(),
+    }))?;
     Ok(ExitCode::SUCCESS)
 }
 

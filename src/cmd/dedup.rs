@@ -3,12 +3,14 @@
 
 use super::output::{refuse_output_as_input, Output};
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
+use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::batch::{csv_field, one_line};
 use crate::canon::Canonicalizer;
 use crate::classes::{ClassSet, PackedForm, Seen};
 use crate::engine::{open_sources, Halt};
 use crate::input::{records, InputFormat};
+use crate::pipeline::Stop;
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
@@ -16,7 +18,9 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// Keep the first record of each class of equivalent puzzles (the same
+/// Keep the first of each class of equivalent puzzles, or those unlike a training set.
+///
+/// Keeps the first record of each class of equivalent puzzles (the same
 /// puzzle in disguise: relabelled digits, rows or columns permuted within
 /// bands or stacks, bands or stacks permuted, transposed; see `canon`), in
 /// input order across the files. With --against, keep instead the records
@@ -133,7 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     let mut row = Vec::new();
-    let pool = super::thread_pool(args.read.threads)?;
+    let pool = args.read.run.pool()?;
     for path in args.output.iter().chain(&args.report) {
         refuse_output_as_input(&sources, path)?;
         refuse_output_as_input(&train, path)?;
@@ -157,6 +161,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     stop_on_ctrl_c();
     let started = Instant::now();
     let mut tally = Tally::default();
+    // Classes of the training set (with --against), for the statistics.
+    let mut training_classes = None;
     // The header of the first input written (`Some(None)`: it had none).
     let mut header_written: Option<Option<std::sync::Arc<Vec<String>>>> = None;
     // Pass 1 (with --against): the training classes.
@@ -232,7 +238,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             |bytes, chunk| {
                 tally.records += (chunk.classed.len() + chunk.bad.len()) as u64;
                 tally.bad += chunk.bad.len() as u64;
-                if !args.read.quiet {
+                if !args.read.run.quiet {
                     for (line, what) in &chunk.bad {
                         if tally.shown < WARNINGS_SHOWN {
                             progress.println(&format!(
@@ -326,16 +332,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         if let Err((stop, n)) = result {
             if let Some(r) = report.as_mut() {
-                let _ = r.flush();
+                // Like the output (see `stopped`): an input refused before
+                // any record leaves no report behind.
+                let refused = matches!(
+                    stop,
+                    Stop::Source(Halt::Read(_)) | Stop::Sink(Halt::Read(_))
+                );
+                if refused && n == 0 {
+                    r.discard();
+                } else {
+                    let _ = r.flush();
+                }
             }
             return Ok(stopped(stop, n, &mut output));
         }
-        if !checking && !args.read.quiet {
-            eprintln!(
-                "{} training classes from {} records",
-                classes.len(),
-                tally.records
-            );
+        if !checking {
+            training_classes = Some(classes.len());
+            if !args.read.run.quiet {
+                eprintln!(
+                    "{} training classes from {} records",
+                    classes.len(),
+                    tally.records
+                );
+            }
             tally = Tally {
                 shown: tally.shown,
                 ..Tally::default()
@@ -346,7 +365,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(r) = report.as_mut() {
         r.finish()?;
     }
-    if !args.read.quiet {
+    if !args.read.run.quiet {
         if tally.bad > tally.shown {
             eprintln!(
                 "batchdoku: warning: {} more bad records not shown",
@@ -368,5 +387,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             tally.bad
         );
     }
+    let seconds = started.elapsed().as_secs_f64();
+    args.read.run.write_stats(&serde_json::json!({
+        "records": tally.records,
+        "kept": tally.kept,
+        // Repeats of an earlier record, or with --against, equivalent to a
+        // training puzzle.
+        "left_out": tally.dropped,
+        "malformed_or_invalid": tally.bad,
+        "training_classes": training_classes,
+        "seconds": seconds,
+        "records_per_sec": per_sec(tally.records, seconds),
+        "threads": pool.current_num_threads(),
+    }))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,7 @@
 //! `batchdoku generate`: write uniquely solvable puzzles.
 
 use super::output::Output;
-use super::progress::Progress;
+use super::run_args::{per_sec, RunArgs};
 use crate::generate::{
     candidates_of_class, generate, GenerateOptions, Generated, Symmetry, TRIES_PER_PUZZLE,
 };
@@ -55,15 +55,8 @@ pub struct Args {
     /// Write here instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Worker threads (0: one per core).
-    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
-    pub threads: usize,
-    /// Progress bar on stderr: auto, always or never.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
-    pub progress: String,
-    /// Print no statistics or progress.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
@@ -79,7 +72,7 @@ const BATCH: u64 = 1024;
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let seed = args.seed.unwrap_or_else(clock_seed);
-    if args.seed.is_none() && !args.quiet {
+    if args.seed.is_none() && !args.run.quiet {
         eprintln!("batchdoku: seed {seed}");
     }
     let options = GenerateOptions {
@@ -87,9 +80,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         min_clues: args.min_clues,
         symmetry: args.symmetry,
     };
-    let pool = super::thread_pool(args.threads)?;
+    let pool = args.run.pool()?;
     let mut output = Output::create(args.output.as_deref(), None)?;
-    let progress = Progress::counter(&args.progress, args.quiet, args.count);
+    let progress = args.run.progress_counter(args.count);
     let started = Instant::now();
     let mut written = 0u64;
     let mut next_index = 0u64;
@@ -173,7 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     output.finish()?;
     let seconds = started.elapsed().as_secs_f64();
-    if !args.quiet {
+    if !args.run.quiet {
         eprintln!(
             "{written} puzzles in {seconds:.3} s ({:.0} puzzles/s, {next_index} generated), seed {seed}",
             written as f64 / seconds.max(1e-9)
@@ -186,6 +179,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .collect();
         eprintln!("clues: {}", histogram.join(", "));
     }
+    // Clue counts as an object, "17": n, for the counts that occur.
+    let clues: serde_json::Map<String, serde_json::Value> = clue_histogram
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(clues, &n)| (clues.to_string(), n.into()))
+        .collect();
+    args.run.write_stats(&serde_json::json!({
+        "puzzles": written,
+        "generated": next_index,
+        "seed": seed,
+        "clues": clues,
+        "seconds": seconds,
+        "puzzles_per_sec": per_sec(written, seconds),
+        "threads": pool.current_num_threads(),
+    }))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -17,6 +17,7 @@ pub mod output;
 pub mod progress;
 pub mod rate;
 pub mod records;
+pub mod run_args;
 pub mod solve;
 pub mod verify;
 

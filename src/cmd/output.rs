@@ -221,6 +221,22 @@ impl Output {
         drop(writer.into_parts());
     }
 
+    /// Closes the output and, for a file, removes its partial and the run
+    /// record beside it: for a run that wrote no record (an input refused
+    /// before any was read), which leaves nothing to resume. True when
+    /// there was a file to remove.
+    pub fn discard(&mut self) -> bool {
+        self.close_dropping_unwritten();
+        match self.file.take() {
+            Some((partial, path)) => {
+                let _ = std::fs::remove_file(&partial);
+                let _ = std::fs::remove_file(run_record_name(&path));
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Flushes and, for a file, renames it to its final name.
     pub fn finish(&mut self) -> anyhow::Result<()> {
         let target = self.target();

@@ -2,6 +2,7 @@
 
 use super::output::{refuse_output_as_input, Output};
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
+use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::batch::{csv_field, one_line, RAW_SHOWN};
 use crate::engine::{open_sources, Halt};
@@ -15,7 +16,9 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// Rate each puzzle: the fast solver's guess count proving uniqueness
+/// Rate each puzzle: guesses to prove it unique, inference needed, a class.
+///
+/// Each puzzle gets the fast solver's guess count proving uniqueness
 /// (deterministic), the strongest inference it needs, and a class.
 ///
 /// Inference: `singles` (naked and hidden singles solve it), `locked_candidates`
@@ -73,7 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let several = sources.len() > 1;
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let jsonl = args.format == "jsonl";
-    let pool = super::thread_pool(args.read.threads)?;
+    let pool = args.read.run.pool()?;
     let threads = pool.current_num_threads();
     if let Some(path) = &args.output {
         refuse_output_as_input(&sources, path)?;
@@ -181,7 +184,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Err((stop, n)) => return Ok(stopped(stop, n, &mut output)),
     };
     output.finish()?;
-    if !args.read.quiet {
+    if !args.read.run.quiet {
         let n = records_done.max(1) as f64;
         let seconds = started.elapsed().as_secs_f64();
         eprintln!(
@@ -205,5 +208,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             tally.malformed
         );
     }
+    let seconds = started.elapsed().as_secs_f64();
+    let mut stats = serde_json::json!({
+        "records": records_done,
+        "not_unique": tally.not_unique,
+        "invalid": tally.invalid,
+        "malformed": tally.malformed,
+        "seconds": seconds,
+        "records_per_sec": per_sec(records_done, seconds),
+        "threads": threads,
+    });
+    for d in Difficulty::ALL {
+        stats[d.word()] = tally.classes[d as usize].into();
+    }
+    args.read.run.write_stats(&stats)?;
     Ok(ExitCode::SUCCESS)
 }

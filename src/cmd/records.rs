@@ -5,6 +5,7 @@
 
 use super::output::Output;
 use super::progress::Progress;
+use super::run_args::RunArgs;
 use super::INTERRUPTED;
 use crate::engine::{forced_format, Halt, InputGuard, Job, Jobs, Source, INPUT_FORMS};
 use crate::input::ColumnSpec;
@@ -18,9 +19,6 @@ use std::time::Instant;
 /// for each.
 #[derive(clap::Args)]
 pub struct ReadArgs {
-    /// Worker threads (0: one per core).
-    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
-    pub threads: usize,
     /// The puzzle column of CSV and Parquet inputs: a header name, or a
     /// number from 1 (for files without a header). Without it, a `puzzle`,
     /// `quizzes`, `question`, `quiz` or `sudoku` column; without a header,
@@ -31,12 +29,8 @@ pub struct ReadArgs {
     /// `solve --help`).
     #[arg(long, default_value = "auto", value_parser = INPUT_FORMS)]
     pub input: String,
-    /// Progress bar on stderr: auto, always or never.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
-    pub progress: String,
-    /// Print no summary, warnings or progress.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 impl ReadArgs {
@@ -51,14 +45,14 @@ impl ReadArgs {
             true,
             0,
             self.column.clone(),
-            self.quiet,
+            self.run.quiet,
         )
     }
 
     /// The progress bar over `sources`' bytes.
     pub fn progress(&self, sources: &[Source]) -> Progress {
         let total_bytes = sources.iter().map(Source::mapped_len).sum();
-        Progress::new(&self.progress, self.quiet, total_bytes)
+        self.run.progress_bar(total_bytes)
     }
 }
 
@@ -175,6 +169,16 @@ pub fn stopped(stop: Stop<Halt>, records_done: u64, output: &mut Output) -> Exit
     match stop {
         Stop::Source(Halt::Interrupted) | Stop::Sink(Halt::Interrupted) => {
             eprintln!("batchdoku: interrupted after {records_done} records")
+        }
+        Stop::Source(Halt::Read(e)) | Stop::Sink(Halt::Read(e)) if records_done == 0 => {
+            // Stopped by an input before any record: nothing to keep.
+            let nothing = if output.discard() {
+                "; no output written"
+            } else {
+                ""
+            };
+            eprintln!("batchdoku: error: {e:#}{nothing}");
+            return ExitCode::from(1);
         }
         Stop::Source(Halt::Read(e)) | Stop::Sink(Halt::Read(e)) => {
             eprintln!("batchdoku: error: {e:#}")

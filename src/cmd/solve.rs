@@ -3,7 +3,7 @@
 //! rayon pool and written back in input order.
 
 use super::output::{partial_name, refuse_output_as_input, Output, RecordCounter};
-use super::progress::Progress;
+use super::run_args::RunArgs;
 use super::INTERRUPTED;
 use crate::batch::{
     kept_names, solve_chunk, unique_kept_names, write_header, write_header_kept, ChunkJob,
@@ -27,8 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-/// Solve every puzzle of the inputs, writing one output record per input
-/// record, in input order.
+/// Solve every puzzle: one output record per input record, in input order.
 ///
 /// A record is a line that is neither blank nor a `#` comment: 81 cells in
 /// row order (`1`-`9` givens, `.` or `0` blanks), optionally followed by a
@@ -67,9 +66,8 @@ pub struct Args {
     /// Solver variant: fast, mrv or backtrack.
     #[arg(long, default_value = "fast", value_parser = parse_solver)]
     pub solver: SolverKind,
-    /// Worker threads (0: one per core).
-    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
-    pub threads: usize,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Count solutions up to N: 1 finds one, 2 proves uniqueness.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub limit: u32,
@@ -99,15 +97,6 @@ pub struct Args {
     /// from 0).
     #[arg(long, default_value = "auto", value_parser = INPUT_FORMS)]
     pub input: String,
-    /// Also write the end statistics as JSON to FILE.
-    #[arg(long, value_name = "FILE")]
-    pub stats: Option<PathBuf>,
-    /// Progress bar on stderr: auto (when stderr is a terminal), always, never.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "always", "never"])]
-    pub progress: String,
-    /// Print no statistics, warnings or progress.
-    #[arg(short, long)]
-    pub quiet: bool,
     /// Exit 1 when any record is malformed or invalid.
     #[arg(long)]
     pub strict: bool,
@@ -311,7 +300,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sources = open_sources(&args.files)?;
     let several = sources.len() > 1;
 
-    let pool = super::thread_pool(args.threads)?;
+    let pool = args.run.pool()?;
     let threads = pool.current_num_threads();
     if let Some(path) = &args.output {
         refuse_output_as_input(&sources, path)?;
@@ -356,7 +345,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .write_all(&header)
             .context("cannot write the output")?;
         header_written = true;
-    } else if already > 0 && !args.quiet {
+    } else if already > 0 && !args.run.quiet {
         eprintln!("batchdoku: resuming after {already} records");
     }
 
@@ -372,7 +361,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     });
 
     let total_bytes: u64 = sources.iter().map(Source::mapped_len).sum();
-    let progress = Progress::new(&args.progress, args.quiet, total_bytes);
+    let progress = args.run.progress_bar(total_bytes);
     let mut jobs = super::jobs(
         &sources,
         forced,
@@ -380,7 +369,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.format != OutputFormat::Line || already > 0,
         already,
         args.column.clone(),
-        args.quiet,
+        args.run.quiet,
     )
     .keeping_others(args.keep_columns && args.format == OutputFormat::Parquet);
     let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
@@ -544,7 +533,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             };
             let rebase = start - done.first_line;
             next_line[done.file] = start + done.report.lines;
-            if !args.quiet {
+            if !args.run.quiet {
                 for m in &done.report.malformed {
                     if shown < MALFORMED_SHOWN {
                         progress.println(&format!(
@@ -616,6 +605,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
         }
+        // Stopped by an input before any record was written, with none
+        // from an earlier run: no partial file to keep or resume.
+        if let (Halt::Read(e), 0, 0) = (&halt, already, written) {
+            let discarded = output.discard();
+            if let Some(side) = statuses.as_mut() {
+                side.discard();
+            }
+            let nothing = if discarded { "; no output written" } else { "" };
+            eprintln!("batchdoku: error: {e:#}{nothing}");
+            return Ok(ExitCode::from(1));
+        }
         let write_failed = matches!(halt, Halt::Write(_)) || flushed.is_err();
         // After a failed write, what reached the file is counted there.
         let held = match (write_failed, output.partial_path()) {
@@ -661,7 +661,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 output.target()
             );
         }
-        if !args.quiet {
+        if !args.run.quiet {
             more_not_shown(stats.malformed, shown);
             print_summary(&stats, seconds, threads, solver);
         }
@@ -683,13 +683,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         output.finish()?;
     }
-    if !args.quiet {
+    if !args.run.quiet {
         more_not_shown(stats.malformed, shown);
         print_summary(&stats, seconds, threads, solver);
     }
-    if let Some(path) = &args.stats {
-        write_stats_json(path, &stats, seconds, threads, solver)?;
-    }
+    args.run
+        .write_stats(&stats_json(&stats, seconds, threads, solver))?;
     if args.strict && stats.malformed + stats.invalid > 0 {
         eprintln!(
             "batchdoku: --strict: {} malformed and {} invalid records",
@@ -862,17 +861,12 @@ fn print_summary(s: &Stats, seconds: f64, threads: usize, solver: SolverKind) {
     );
 }
 
-fn write_stats_json(
-    path: &Path,
-    s: &Stats,
-    seconds: f64,
-    threads: usize,
-    solver: SolverKind,
-) -> anyhow::Result<()> {
+/// The statistics of a run, as `--stats` writes them.
+fn stats_json(s: &Stats, seconds: f64, threads: usize, solver: SolverKind) -> serde_json::Value {
     let n = s.records as f64;
     // Figures per record are null when there were no records.
     let per = |v: f64| (s.records > 0).then_some(v);
-    let json = serde_json::json!({
+    serde_json::json!({
         "puzzles": s.records,
         "solved": s.solved,
         "unique": s.unique,
@@ -887,7 +881,5 @@ fn write_stats_json(
         "no_guess_pct": per(100.0 * s.no_guess as f64 / n),
         "threads": threads,
         "solver": solver.name(),
-    });
-    let text = serde_json::to_string_pretty(&json)? + "\n";
-    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    })
 }

@@ -2,6 +2,7 @@
 //! record is wrong and why.
 
 use super::print_stdout;
+use super::run_args::{per_sec, RunArgs};
 use crate::engine::{input_files, Source, INPUT_FORMS};
 use crate::grid::ParseError;
 use crate::input::{
@@ -80,13 +81,15 @@ pub struct Args {
     /// or `answer` column, or (no header) the column after the puzzles.
     #[arg(long, value_name = "NAME|N")]
     pub answer_column: Option<ColumnSpec>,
-    /// Worker threads (0: one per core).
-    #[arg(short = 'j', long = "threads", default_value_t = 0, value_name = "N")]
-    pub threads: usize,
     /// Puzzle input form: auto, line, pencilmark, grid, csv, npy or parquet
     /// (see `solve --help`).
     #[arg(long, default_value = "auto", value_parser = INPUT_FORMS)]
     pub input: String,
+    /// (-q leaves the report on standard output as it is: it is the
+    /// answer; it quiets warnings, the progress bar, and the summary line
+    /// of `--format lines` on stderr.)
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// Failures shown in full in the text report.
@@ -351,7 +354,8 @@ type AnswerRows = Vec<(u64, Vec<u8>)>;
 type RowBatches<'a> = Box<dyn FnMut() -> anyhow::Result<Option<AnswerRows>> + 'a>;
 
 impl<'a> AnswerReader<'a> {
-    fn new(source: &'a Source) -> anyhow::Result<Self> {
+    /// `quiet`: no warning that an npy array's status file is missing.
+    fn new(source: &'a Source, quiet: bool) -> anyhow::Result<Self> {
         if source.is_parquet(None) {
             return AnswerReader::table(source, None, false);
         }
@@ -384,7 +388,7 @@ impl<'a> AnswerReader<'a> {
         })?;
         if npy.is_some() {
             if let Chunks::Whole { map, .. } = chunks {
-                return AnswerReader::npy(source, map);
+                return AnswerReader::npy(source, map, quiet);
             }
         }
         Ok(AnswerReader::Text {
@@ -495,7 +499,7 @@ impl<'a> AnswerReader<'a> {
     /// The answers of an npy array of solutions (`solve --format npy`):
     /// each row a grid, 0 rows where there is none, with the statuses from
     /// `ANSWERS.status` beside it when it is there.
-    fn npy(source: &'a Source, map: Arc<MappedFile>) -> anyhow::Result<Self> {
+    fn npy(source: &'a Source, map: Arc<MappedFile>, quiet: bool) -> anyhow::Result<Self> {
         let header = crate::npy::parse_header(map.bytes())
             .map_err(|e| anyhow::anyhow!("{}: {e}", source.described()))?;
         let mut status_name = std::ffi::OsString::from(source.name());
@@ -503,7 +507,7 @@ impl<'a> AnswerReader<'a> {
         let statuses: Option<Vec<String>> = std::fs::read_to_string(&status_name)
             .ok()
             .map(|t| t.lines().map(str::to_string).collect());
-        if statuses.is_none() {
+        if statuses.is_none() && !quiet {
             eprintln!(
                 "batchdoku: warning: {} is not there: a row of zeros (no solution) cannot say why",
                 std::path::Path::new(&status_name).display()
@@ -807,18 +811,21 @@ struct AnswerFiles<'a> {
     beside_puzzles: Option<Option<&'a ColumnSpec>>,
     current: Option<(usize, AnswerReader<'a>)>,
     next: usize,
+    quiet: bool,
 }
 
 impl<'a> AnswerFiles<'a> {
     fn new(
         sources: &'a [Source],
         beside_puzzles: Option<Option<&'a ColumnSpec>>,
+        quiet: bool,
     ) -> anyhow::Result<Self> {
         let mut files = AnswerFiles {
             sources,
             beside_puzzles,
             current: None,
             next: 0,
+            quiet,
         };
         files.open_next()?;
         Ok(files)
@@ -832,7 +839,7 @@ impl<'a> AnswerFiles<'a> {
         };
         let reader = match self.beside_puzzles {
             Some(column) => AnswerReader::table(source, column, true)?,
-            None => AnswerReader::new(source)?,
+            None => AnswerReader::new(source, self.quiet)?,
         };
         self.current = Some((self.next, reader));
         self.next += 1;
@@ -925,19 +932,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .then_some(args.answer_column.as_ref());
     let mut puzzles = PuzzleFiles::new(&puzzle_sources, forced, args.column.as_ref(), carried)?;
     let mut answers = match &answer_sources {
-        Some(sources) => Some(AnswerFiles::new(sources, None)?),
+        Some(sources) => Some(AnswerFiles::new(sources, None, args.run.quiet)?),
         // Tables of puzzles carry their answers in a column of their own,
         // read row by row beside the puzzles.
         None if puzzles.table => Some(AnswerFiles::new(
             &puzzle_sources,
             Some(args.answer_column.as_ref()),
+            args.run.quiet,
         )?),
         None => None,
     };
     let separate = answers.is_some();
     let answer_names: &[Source] = answer_sources.as_deref().unwrap_or(&puzzle_sources);
 
-    let pool = super::thread_pool(args.threads)?;
+    let pool = args.run.pool()?;
+    // Records checked and their rate (the puzzles' size is not the work's).
+    let progress = args.run.progress_bar(0);
     let started = Instant::now();
     let mut record = 0u64;
     let mut mismatch: Option<String> = None;
@@ -1072,9 +1082,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             checked += n;
             failures.extend(found);
+            progress.advance(0, checked, started);
             ControlFlow::Continue(())
         },
     );
+    progress.finish();
     match result {
         Ok(()) => {}
         Err(Stop::Source(e)) => return Err(e),
@@ -1082,6 +1094,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let seconds = started.elapsed().as_secs_f64();
     let passed = checked - failures.len() as u64;
+    args.run.write_stats(&serde_json::json!({
+        "records": checked,
+        "passed": passed,
+        "failed": failures.len(),
+        "count_mismatch": mismatch,
+        "seconds": seconds,
+        "records_per_sec": per_sec(checked, seconds),
+        "threads": pool.current_num_threads(),
+    }))?;
     if lines {
         use std::io::Write as _;
         match per_record.flush() {
@@ -1098,10 +1119,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if let Some(m) = &mismatch {
             eprintln!("batchdoku: record counts differ: {m}");
         }
-        eprintln!(
-            "batchdoku: {checked} records checked: {passed} passed, {} failed ({seconds:.3} s): {verdict}",
-            failures.len()
-        );
+        if !args.run.quiet {
+            eprintln!(
+                "batchdoku: {checked} records checked: {passed} passed, {} failed ({seconds:.3} s): {verdict}",
+                failures.len()
+            );
+        }
     } else if args.format == "json" {
         let list: Vec<serde_json::Value> = failures
             .iter()
