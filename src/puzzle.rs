@@ -1,5 +1,6 @@
 //! A puzzle as a record holds it: givens (81 cells), or pencilmarks (the
-//! 729-character form of [`Candidates`]), told apart by length.
+//! 729-character form of [`Candidates`]), told apart by length; and the
+//! [`Status`] a record ends with, which every output form writes.
 
 use crate::grid::{Conflict, Grid, ParseError, CELLS};
 use crate::pencil::{cell_text, Candidates, PENCIL_NEAR};
@@ -117,6 +118,63 @@ impl std::fmt::Display for Puzzle {
 impl From<Grid> for Puzzle {
     fn from(grid: Grid) -> Puzzle {
         Puzzle::Givens(grid)
+    }
+}
+
+/// What became of one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// At least one solution found with limit 1.
+    Solved,
+    /// Exactly one solution (limit 2 or more).
+    Unique,
+    /// Two or more solutions (limit 2 or more).
+    Multiple,
+    /// A well-formed, rule-abiding puzzle with no solution.
+    Unsolvable,
+    /// Givens repeat a digit in a unit.
+    Invalid,
+    /// The record is not a puzzle.
+    Malformed,
+}
+
+impl Status {
+    pub const ALL: [Status; 6] = [
+        Status::Solved,
+        Status::Unique,
+        Status::Multiple,
+        Status::Unsolvable,
+        Status::Invalid,
+        Status::Malformed,
+    ];
+
+    /// The word written in outputs and statistics.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Solved => "solved",
+            Status::Unique => "unique",
+            Status::Multiple => "multiple",
+            Status::Unsolvable => "unsolvable",
+            Status::Invalid => "invalid",
+            Status::Malformed => "malformed",
+        }
+    }
+
+    /// The status's index in [`Status::ALL`]: how npy and Parquet chunk
+    /// output and the Python package carry it.
+    pub fn code(self) -> u8 {
+        let index = Status::ALL.iter().position(|&s| s == self);
+        index.expect("every status is in ALL") as u8
+    }
+
+    /// The status a code (see [`Status::code`]) stands for.
+    pub fn from_code(code: u8) -> Option<Status> {
+        Status::ALL.get(usize::from(code)).copied()
+    }
+
+    /// The status a word names.
+    pub fn from_word(word: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.word() == word)
     }
 }
 

@@ -20,9 +20,9 @@
 //! [`InputFormat::Rows`]: crate::input::InputFormat::Rows
 //! [`OutputFormat::Parquet`]: crate::batch::OutputFormat::Parquet
 
-use crate::batch::Status;
 use crate::input::{packed_row, push_row, ColumnSpec, RowPacker, PACKED_PUZZLE};
 use crate::mapfile::{Changed, MappedFile};
+use crate::puzzle::Status;
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};

@@ -4,7 +4,7 @@
 //! status it accepts matches a count made here by the reference solver.
 #![no_main]
 
-use batchdoku::batch::Status;
+use batchdoku::puzzle::Status;
 use batchdoku::solver::{MrvSolver, Solver};
 use batchdoku::verify::{
     check, embedded_answer, parse_answer, AnswerColumns, AnswerFormat, CheckOptions,

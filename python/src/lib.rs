@@ -4,7 +4,7 @@
 //! input it accepts into one of the forms [`Puzzles`] reads, and the codes
 //! returned here into words; everything Sudoku is the `batchdoku` library's.
 
-use batchdoku::batch::{solve_puzzle, Status};
+use batchdoku::batch::solve_puzzle;
 use batchdoku::canon::Canonicalizer;
 use batchdoku::engine::{forced_format, open_sources, Job};
 use batchdoku::generate::{
@@ -14,6 +14,7 @@ use batchdoku::grid::{Grid, ParseError, CELLS};
 use batchdoku::input::records;
 use batchdoku::npy::Dtype;
 use batchdoku::pipeline::{run_ordered, Stop};
+use batchdoku::puzzle::Status;
 use batchdoku::rate::{rate as rate_one, Difficulty, Inference};
 use batchdoku::solver::FastSolver;
 use batchdoku::verify::{check, parse_answer, AnswerColumns, AnswerFormat, CheckOptions, Claim};

@@ -7,11 +7,12 @@ use super::run_args::RunArgs;
 use super::INTERRUPTED;
 use crate::batch::{
     kept_names, solve_chunk, unique_kept_names, write_header, write_header_kept, ChunkJob,
-    ChunkReport, KeepColumns, OutputFormat, Stats, Status, NPY_RECORD,
+    ChunkReport, KeepColumns, OutputFormat, Stats, NPY_RECORD,
 };
 use crate::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source, INPUT_FORMS};
 use crate::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
 use crate::pipeline::{run_ordered, BufferPool, Stop};
+use crate::puzzle::Status;
 use crate::table::{results_batch, results_schema, TableError};
 use crate::SolverKind;
 use anyhow::{bail, Context};
