@@ -70,8 +70,8 @@ fn solvers(c: &mut Criterion) {
 /// Canonical forms (`canon`), and the class set `dedup` fills, on each
 /// kind of puzzle and on solved grids (their solutions).
 fn canonical_forms(c: &mut Criterion) {
-    use batchdoku::canon::Canonicalizer;
-    use batchdoku::classes::{ClassSet, PackedForm};
+    use batchdoku::tasks::canon::Canonicalizer;
+    use batchdoku::tasks::classes::{ClassSet, PackedForm};
     for (name, puzzles) in datasets() {
         let mut group = c.benchmark_group(format!("canon/{name}"));
         group.throughput(Throughput::Elements(puzzles.len() as u64));

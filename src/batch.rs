@@ -5,8 +5,8 @@
 //! whole [`Chunk`] of input into an output buffer, one output record per
 //! input record, and counts what it saw in [`Stats`].
 
-use crate::grid::{Conflict, Grid, ParseError};
 use crate::input::{records, Chunk, ParsedRecord};
+use crate::puzzle::grid::{Conflict, Grid, ParseError};
 use crate::puzzle::{Puzzle, Status};
 use crate::solver::Solver;
 use std::io::Write;

@@ -10,8 +10,8 @@
 //! In both forms blank lines and `#` comments are not records, and line
 //! numbers count every line of the input, 1-based.
 
-use crate::grid::{char_at, char_column, Grid, ParseError, CELLS};
 use crate::npy::{self, Dtype};
+use crate::puzzle::grid::{char_at, char_column, Grid, ParseError, CELLS};
 use crate::puzzle::Puzzle;
 
 /// The text form of an input.

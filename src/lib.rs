@@ -3,7 +3,9 @@
 //! The library holds the reusable work; the `batchdoku` binary is a thin
 //! command line over it.
 //!
-//! - [`grid`]: the 9x9 grid, its line and block forms, rule checks.
+//! - [`puzzle`]: the puzzle and its forms: the 9x9 grid ([`puzzle::grid`],
+//!   its line and block forms, rule checks), pencilmarks
+//!   ([`puzzle::pencil`]), and the status a record ends with.
 //! - [`solver`]: the [`Solver`](solver::Solver) trait and its three variants.
 //! - [`input`], [`npy`], [`table`]: records from bytes in every form read
 //!   (line, grid, CSV, npy, Parquet), and cutting inputs into chunks.
@@ -17,25 +19,18 @@
 //!   unit of work the parallel `solve` command is built from.
 
 pub mod batch;
-pub mod bench;
-pub mod canon;
-pub mod classes;
 #[cfg(feature = "cli")]
 pub mod cmd;
 pub mod engine;
-pub mod generate;
-pub mod grid;
 pub mod input;
 pub mod mapfile;
 pub mod npy;
-pub mod pencil;
 pub mod pipeline;
 pub mod puzzle;
-pub mod rate;
 pub mod solver;
 pub mod table;
-pub mod verify;
+pub mod tasks;
 
-pub use grid::{Grid, ParseError};
+pub use puzzle::grid::{Grid, ParseError};
 pub use puzzle::Puzzle;
 pub use solver::{Outcome, Solver, SolverKind};

@@ -3,7 +3,7 @@
 //! the header is parsed here; the rows are read in place (a mapped file) or
 //! as they stream in, a fixed number of bytes each.
 
-use crate::grid::{Grid, ParseError, CELLS};
+use crate::puzzle::grid::{Grid, ParseError, CELLS};
 
 /// The magic bytes every `.npy` file opens with.
 pub const MAGIC: &[u8] = b"\x93NUMPY";

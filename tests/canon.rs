@@ -4,9 +4,11 @@
 
 mod common;
 
-use batchdoku::canon::{canonical, canonical_by_brute_force, Canonicalizer, Transform};
-use batchdoku::generate::{generate, puzzle_rng, random_solution, GenerateOptions, Symmetry};
 use batchdoku::solver::{FastSolver, Solver};
+use batchdoku::tasks::canon::{canonical, canonical_by_brute_force, Canonicalizer, Transform};
+use batchdoku::tasks::generate::{
+    generate, puzzle_rng, random_solution, GenerateOptions, Symmetry,
+};
 use batchdoku::Grid;
 use common::random_transform;
 use proptest::prelude::*;

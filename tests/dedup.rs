@@ -5,9 +5,9 @@
 
 mod common;
 
-use batchdoku::canon::canonical;
-use batchdoku::generate::{puzzle_rng, random_solution};
 use batchdoku::solver::FastSolver;
+use batchdoku::tasks::canon::canonical;
+use batchdoku::tasks::generate::{puzzle_rng, random_solution};
 use batchdoku::Grid;
 use common::{batchdoku, random_transform, stdout_of, write};
 use rand::seq::SliceRandom;

@@ -5,9 +5,9 @@
 
 mod common;
 
-use batchdoku::generate::puzzle_rng;
-use batchdoku::pencil::Candidates;
+use batchdoku::puzzle::pencil::Candidates;
 use batchdoku::solver::{FastSolver, Isa, MrvSolver, Solver};
+use batchdoku::tasks::generate::puzzle_rng;
 use batchdoku::Grid;
 use common::{load_puzzles, sample_path, shared_datasets};
 use rand::Rng;

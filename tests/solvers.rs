@@ -1,8 +1,8 @@
 //! Property and differential tests across the solver variants.
 
-use batchdoku::generate::{generate, puzzle_rng, random_solution, GenerateOptions};
-use batchdoku::grid::CELLS;
+use batchdoku::puzzle::grid::CELLS;
 use batchdoku::solver::{FastSolver, Isa, Solver};
+use batchdoku::tasks::generate::{generate, puzzle_rng, random_solution, GenerateOptions};
 use batchdoku::{Grid, SolverKind};
 use proptest::prelude::*;
 

@@ -6,7 +6,7 @@
 
 use batchdoku::puzzle::Status;
 use batchdoku::solver::{MrvSolver, Solver};
-use batchdoku::verify::{
+use batchdoku::tasks::verify::{
     check, embedded_answer, parse_answer, AnswerColumns, AnswerFormat, CheckOptions,
 };
 use batchdoku::{Grid, Puzzle};

@@ -2,8 +2,8 @@
 
 use crate::inputs::hold;
 use crate::pools::{pool, run, stopped_error, tasks, STOP, TASK};
-use batchdoku::canon::Canonicalizer;
-use batchdoku::grid::CELLS;
+use batchdoku::puzzle::grid::CELLS;
+use batchdoku::tasks::canon::Canonicalizer;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;

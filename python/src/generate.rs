@@ -1,11 +1,11 @@
 //! `generate` and the pieces Spark's `generate_df` calls per partition.
 
 use crate::pools::{pool, run, stopped_error, STOP};
-use batchdoku::generate::{
+use batchdoku::puzzle::grid::Grid;
+use batchdoku::tasks::generate::{
     candidates_of_class, generate as generate_one, GenerateOptions, Symmetry, TRIES_PER_PUZZLE,
 };
-use batchdoku::grid::Grid;
-use batchdoku::rate::Difficulty;
+use batchdoku::tasks::rate::Difficulty;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -16,7 +16,7 @@ mod read;
 mod solve;
 mod verify;
 
-use batchdoku::generate::TRIES_PER_PUZZLE;
+use batchdoku::tasks::generate::TRIES_PER_PUZZLE;
 use pyo3::prelude::*;
 
 /// Runs the `batchdoku` command line on `argv` (the program's name first)

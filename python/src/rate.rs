@@ -2,8 +2,8 @@
 
 use crate::inputs::hold;
 use crate::pools::{pool, run, stopped_error, tasks, STOP, TASK};
-use batchdoku::rate::{rate as rate_one, Difficulty, Inference};
 use batchdoku::solver::FastSolver;
+use batchdoku::tasks::rate::{rate as rate_one, Difficulty, Inference};
 use batchdoku::Solver;
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::prelude::*;

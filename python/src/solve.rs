@@ -3,8 +3,8 @@
 use crate::inputs::hold;
 use crate::pools::{pool, run, stopped_error, tasks, STOP, TASK};
 use batchdoku::batch::solve_puzzle;
-use batchdoku::grid::CELLS;
 use batchdoku::npy::Dtype;
+use batchdoku::puzzle::grid::CELLS;
 use batchdoku::puzzle::Status;
 use batchdoku::SolverKind;
 use numpy::ndarray::Array2;

@@ -3,10 +3,12 @@
 use crate::inputs::{hold, Held, Puzzles};
 use crate::pools::{pool, run, stopped_error, tasks, STOP, TASK};
 use crate::solve::BYTE_ROWS;
-use batchdoku::grid::CELLS;
+use batchdoku::puzzle::grid::CELLS;
 use batchdoku::puzzle::Status;
 use batchdoku::solver::FastSolver;
-use batchdoku::verify::{check, parse_answer, AnswerColumns, AnswerFormat, CheckOptions, Claim};
+use batchdoku::tasks::verify::{
+    check, parse_answer, AnswerColumns, AnswerFormat, CheckOptions, Claim,
+};
 use batchdoku::Solver;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};

@@ -1,9 +1,9 @@
 //! `batchdoku bench`: compare solver variants on datasets.
 
 use super::run_args::RunArgs;
-use crate::bench::{check_pass, compare, timed_passes, CheckPass};
 use crate::input::{detect, records};
 use crate::solver::FastSolver;
+use crate::tasks::bench::{check_pass, compare, timed_passes, CheckPass};
 use crate::{Puzzle, SolverKind};
 use anyhow::{bail, Context};
 use rayon::ThreadPool;

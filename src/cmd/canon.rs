@@ -5,9 +5,9 @@ use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadAr
 use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::batch::{csv_field, one_line, RAW_SHOWN};
-use crate::canon::Canonicalizer;
 use crate::engine::{open_sources, Halt};
 use crate::input::records;
+use crate::tasks::canon::Canonicalizer;
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;

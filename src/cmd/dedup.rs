@@ -6,11 +6,11 @@ use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadAr
 use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::batch::{csv_field, one_line};
-use crate::canon::Canonicalizer;
-use crate::classes::{ClassSet, PackedForm, Seen};
 use crate::engine::{open_sources, Halt};
 use crate::input::{records, InputFormat};
 use crate::pipeline::Stop;
+use crate::tasks::canon::Canonicalizer;
+use crate::tasks::classes::{ClassSet, PackedForm, Seen};
 use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;

@@ -2,10 +2,10 @@
 
 use super::output::Output;
 use super::run_args::{per_sec, RunArgs};
-use crate::generate::{
+use crate::tasks::generate::{
     candidates_of_class, generate, GenerateOptions, Generated, Symmetry, TRIES_PER_PUZZLE,
 };
-use crate::rate::Difficulty;
+use crate::tasks::rate::Difficulty;
 use anyhow::{bail, Context};
 use rayon::prelude::*;
 use std::path::PathBuf;

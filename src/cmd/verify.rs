@@ -4,7 +4,6 @@
 use super::print_stdout;
 use super::run_args::{per_sec, RunArgs};
 use crate::engine::{input_files, Source, INPUT_FORMS};
-use crate::grid::ParseError;
 use crate::input::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
     record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
@@ -12,8 +11,9 @@ use crate::input::{
 };
 use crate::mapfile::MappedFile;
 use crate::pipeline::{run_ordered, Stop};
+use crate::puzzle::grid::ParseError;
 use crate::table::{self, TableSource};
-use crate::verify::{
+use crate::tasks::verify::{
     check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerColumns,
     AnswerFormat, BadAnswer, CheckOptions, Failure,
 };
@@ -70,7 +70,7 @@ pub struct Args {
     pub format: String,
     /// Count at most N solutions to prove a claimed count: a claim that
     /// needs more is reported as unverifiable (a failure).
-    #[arg(long, value_name = "N", default_value_t = crate::verify::MAX_COUNT)]
+    #[arg(long, value_name = "N", default_value_t = crate::tasks::verify::MAX_COUNT)]
     pub max_count: u32,
     /// The puzzle column of a CSV of puzzles: a header name, or a number
     /// from 1 (see `solve --column`).

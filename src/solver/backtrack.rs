@@ -4,8 +4,8 @@
 //! used it. No propagation, so hard puzzles can take seconds.
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
-use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
-use crate::pencil::Candidates;
+use crate::puzzle::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
+use crate::puzzle::pencil::Candidates;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 

@@ -50,8 +50,8 @@ mod avx512;
 mod givens;
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
-use crate::grid::{Grid, CELLS};
-use crate::pencil::Candidates;
+use crate::puzzle::grid::{Grid, CELLS};
+use crate::puzzle::pencil::Candidates;
 use givens::Givens;
 use std::sync::atomic::AtomicBool;
 

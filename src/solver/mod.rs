@@ -20,8 +20,8 @@ pub use backtrack::BacktrackSolver;
 pub use fast::{FastSolver, Isa};
 pub use mrv::MrvSolver;
 
-use crate::grid::Grid;
-use crate::pencil::Candidates;
+use crate::puzzle::grid::Grid;
+use crate::puzzle::pencil::Candidates;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -8,8 +8,8 @@
 //! unit ends the branch at once.
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
-use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
-use crate::pencil::Candidates;
+use crate::puzzle::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
+use crate::puzzle::pencil::Candidates;
 use std::sync::atomic::AtomicBool;
 
 /// The 20 peers (same row, column or box) of every cell.

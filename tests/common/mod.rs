@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
-use batchdoku::canon::Transform;
 use batchdoku::input::{records, InputFormat};
+use batchdoku::tasks::canon::Transform;
 use batchdoku::Grid;
 use rand::seq::SliceRandom;
 use rand::Rng;

@@ -31,8 +31,8 @@
 //! candidates, unsolvable ones included.)
 
 use super::{givens, Contradiction, FastSolver, State, BOX_IN_BAND};
-use crate::grid::Grid;
-use crate::pencil::Candidates;
+use crate::puzzle::grid::Grid;
+use crate::puzzle::pencil::Candidates;
 use std::arch::x86_64::*;
 
 /// The features the functions here are compiled for (checked by

@@ -7,7 +7,7 @@
 //! digit and band), where the portable one visits the 81 cells one by one.
 
 use super::BAND;
-use crate::grid::CELLS;
+use crate::puzzle::grid::CELLS;
 
 /// Where the givens are, in the solver's band layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

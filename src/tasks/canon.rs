@@ -24,7 +24,7 @@
 //! [`canonical_by_brute_force`] tries all 3,359,232 arrangements; the tests
 //! hold the fast search to it.
 
-use crate::grid::{Grid, CELLS};
+use crate::puzzle::grid::{Grid, CELLS};
 
 /// A transformation of the group: transpose (or not), then take rows and
 /// columns in a new order, then rename the digits.

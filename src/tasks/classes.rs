@@ -8,7 +8,7 @@
 //! form is read back only when a new puzzle's hash equals a stored one, so
 //! the set is exact: two classes whose hashes collide are both kept.
 
-use crate::grid::{Grid, CELLS};
+use crate::puzzle::grid::{Grid, CELLS};
 use memmap2::{MmapMut, MmapOptions};
 use std::collections::hash_map::{Entry, HashMap};
 use std::fs::File;

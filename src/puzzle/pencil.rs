@@ -7,7 +7,7 @@
 //! cell holds only its digit and its peers have lost it
 //! ([`Candidates::from_grid`]).
 
-use crate::grid::{
+use crate::puzzle::grid::{
     char_at, char_column, is_separator, Conflict, Grid, ParseError, BOX_OF, CELLS, COL_OF, ROW_OF,
 };
 

@@ -6,9 +6,9 @@
 //! random stream, derived from the seed and the puzzle's index, so a run is
 //! reproducible whatever the number of threads.
 
-use crate::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
-use crate::rate::{rate, Difficulty};
+use crate::puzzle::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
 use crate::solver::{FastSolver, Solver};
+use crate::tasks::rate::{rate, Difficulty};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -6,7 +6,7 @@
 //! `puzzle:count:solution`). [`check`] then proves the claim or says, in a
 //! [`Failure`], exactly what is wrong with it.
 
-use crate::grid::{Grid, ParseError, Unit, CELLS, COL_OF, ROW_OF};
+use crate::puzzle::grid::{Grid, ParseError, Unit, CELLS, COL_OF, ROW_OF};
 use crate::puzzle::Puzzle;
 use crate::puzzle::Status;
 use crate::solver::Solver;

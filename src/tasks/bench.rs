@@ -3,7 +3,7 @@
 //! counts guesses, then timed passes over the whole set until a minimum time
 //! has gone by.
 
-use crate::grid::Grid;
+use crate::puzzle::grid::Grid;
 use crate::puzzle::Puzzle;
 use crate::solver::SolverKind;
 use rayon::prelude::*;
@@ -169,7 +169,7 @@ mod tests {
 
     fn puzzles() -> Vec<Puzzle> {
         (0..20)
-            .map(|i| crate::generate::generate(3, i, Default::default()).puzzle)
+            .map(|i| crate::tasks::generate::generate(3, i, Default::default()).puzzle)
             .map(Puzzle::from)
             .collect()
     }

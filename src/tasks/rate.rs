@@ -8,7 +8,7 @@
 //!
 //! The class follows from both (thresholds in [`Difficulty::of`]).
 
-use crate::grid::{BOX_OF, CELLS, COL_OF, ROW_OF};
+use crate::puzzle::grid::{BOX_OF, CELLS, COL_OF, ROW_OF};
 use crate::puzzle::Puzzle;
 use crate::solver::FastSolver;
 use std::fmt;
@@ -322,7 +322,7 @@ pub fn rate(solver: &mut FastSolver, puzzle: &Puzzle) -> Rating {
 mod tests {
     use super::*;
 
-    use crate::grid::Grid;
+    use crate::puzzle::grid::Grid;
 
     fn grid(s: &str) -> Puzzle {
         Puzzle::Givens(s.parse().unwrap())
@@ -361,16 +361,18 @@ mod tests {
         let mut solver = FastSolver::new();
         let mut seen = std::collections::HashSet::new();
         for i in 0..200 {
-            let g = crate::generate::generate(
+            let g = crate::tasks::generate::generate(
                 4,
                 i,
-                crate::generate::GenerateOptions {
+                crate::tasks::generate::GenerateOptions {
                     minimal: true,
                     ..Default::default()
                 },
             );
             let r = rate(&mut solver, &Puzzle::from(g.puzzle));
-            let marks = Puzzle::Marks(Box::new(crate::pencil::Candidates::from_grid(&g.puzzle)));
+            let marks = Puzzle::Marks(Box::new(crate::puzzle::pencil::Candidates::from_grid(
+                &g.puzzle,
+            )));
             assert_eq!(
                 rate(&mut solver, &marks),
                 r,

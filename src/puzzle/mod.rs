@@ -2,8 +2,11 @@
 //! 729-character form of [`Candidates`]), told apart by length; and the
 //! [`Status`] a record ends with, which every output form writes.
 
-use crate::grid::{Conflict, Grid, ParseError, CELLS};
-use crate::pencil::{cell_text, Candidates, PENCIL_NEAR};
+pub mod grid;
+pub mod pencil;
+
+use crate::puzzle::grid::{Conflict, Grid, ParseError, CELLS};
+use crate::puzzle::pencil::{cell_text, Candidates, PENCIL_NEAR};
 use crate::solver::{Outcome, Solver};
 
 /// A puzzle read from a record.
