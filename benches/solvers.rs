@@ -2,7 +2,7 @@
 //! canonical forms, and the line parser. Uses ../shared/datasets when present, the project's
 //! own datasets/sample.txt otherwise.
 
-use batchdoku::input::{records, InputFormat};
+use batchdoku::read::{records, InputFormat};
 use batchdoku::{Grid, SolverKind};
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use std::path::{Path, PathBuf};
@@ -131,7 +131,7 @@ fn parser(c: &mut Criterion) {
 /// written to an output buffer.
 fn chunk_pipeline(c: &mut Criterion) {
     use batchdoku::batch::{solve_chunk, ChunkJob, OutputFormat};
-    use batchdoku::input::Chunk;
+    use batchdoku::read::Chunk;
     use std::sync::atomic::AtomicBool;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let shared = root.join("../shared/datasets/easy_100k.txt");

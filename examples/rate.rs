@@ -7,7 +7,7 @@
 //! A first pass checks every answer; then whole passes over the file repeat
 //! until MIN_SECONDS (default 3) have gone by. Prints one JSON object.
 
-use batchdoku::input::{records, InputFormat};
+use batchdoku::read::{records, InputFormat};
 use batchdoku::solver::{FastSolver, Isa, Solver};
 use batchdoku::{Grid, SolverKind};
 use std::time::Instant;

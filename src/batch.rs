@@ -5,9 +5,9 @@
 //! whole [`Chunk`] of input into an output buffer, one output record per
 //! input record, and counts what it saw in [`Stats`].
 
-use crate::input::{records, Chunk, ParsedRecord};
 use crate::puzzle::grid::{Conflict, Grid, ParseError};
 use crate::puzzle::{Puzzle, Status};
+use crate::read::{records, Chunk, ParsedRecord};
 use crate::solver::Solver;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -488,7 +488,7 @@ pub fn kept_names(header: &[String], keep: KeepColumns) -> Vec<String> {
 /// Appends the kept columns of CSV record `raw`, each as a CSV field after
 /// a comma.
 fn append_kept(raw: &[u8], keep: KeepColumns, out: &mut Vec<u8>) {
-    let fields = crate::input::csv_fields(raw);
+    let fields = crate::read::csv_fields(raw);
     for i in (0..keep.count).filter(|&i| i != keep.puzzle) {
         out.push(b',');
         if let Some(f) = fields.get(i) {
@@ -542,9 +542,9 @@ pub fn solve_chunk(
                 out.push(b'\n');
             }
             (Some(keep), OutputFormat::Parquet) => {
-                let fields = crate::input::csv_fields(rec.raw);
+                let fields = crate::read::csv_fields(rec.raw);
                 for i in (0..keep.count).filter(|&i| i != keep.puzzle) {
-                    crate::input::push_row(fields.get(i).map(|f| &f[..]), out);
+                    crate::read::push_row(fields.get(i).map(|f| &f[..]), out);
                 }
             }
             _ => {}
@@ -557,7 +557,7 @@ pub fn solve_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::InputFormat;
+    use crate::read::InputFormat;
     use crate::solver::FastSolver;
 
     const PUZZLE: &str =

@@ -12,11 +12,11 @@
 //!   input), with records skipped first for a resumed run and a stop flag
 //!   checked between jobs. Feed it to [`crate::pipeline::run_ordered`]; a
 //!   worker calls [`Job::load`], then reads the job's records with
-//!   [`crate::input::records`].
+//!   [`crate::read::records`].
 //!
 //! ```no_run
 //! use batchdoku::engine::{open_sources, Jobs};
-//! use batchdoku::input::records;
+//! use batchdoku::read::records;
 //! let sources = open_sources(&["puzzles.txt".into()])?;
 //! let mut puzzles = 0;
 //! for job in Jobs::new(&sources, None, 1, true, 0) {
@@ -26,10 +26,10 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
-use crate::input::{
+use crate::mapfile::MappedFile;
+use crate::read::{
     detect_layout, skip_records, ChunkCursor, ColumnSpec, CsvLayout, InputFormat, StreamChunks,
 };
-use crate::mapfile::MappedFile;
 use crate::table::{looks_like_parquet, RowRange, TableSource};
 use anyhow::{bail, Context};
 use std::fs::File;
@@ -456,8 +456,8 @@ fn header_names(top: &[u8], format: InputFormat) -> Option<Arc<Vec<String>>> {
     let InputFormat::Csv(_) = format else {
         return None;
     };
-    let header = crate::input::csv_header(top)?;
-    let names = crate::input::csv_fields(header)
+    let header = crate::read::csv_header(top)?;
+    let names = crate::read::csv_fields(header)
         .iter()
         .map(|f| String::from_utf8_lossy(f).trim().to_string())
         .collect();
@@ -822,7 +822,7 @@ impl<'a> Jobs<'a> {
             let table = source
                 .table(
                     self.column.as_ref(),
-                    &crate::input::PUZZLE_COLUMNS,
+                    &crate::read::PUZZLE_COLUMNS,
                     "puzzles",
                     self.keep_others,
                     self.to_skip,

@@ -22,11 +22,11 @@ pub mod batch;
 #[cfg(feature = "cli")]
 pub mod cmd;
 pub mod engine;
-pub mod input;
 pub mod mapfile;
 pub mod npy;
 pub mod pipeline;
 pub mod puzzle;
+pub mod read;
 pub mod solver;
 pub mod table;
 pub mod tasks;

@@ -17,12 +17,12 @@
 //! (see [`push_result`]) and turns it into a [`RecordBatch`] with the csv
 //! output's fields as typed columns.
 //!
-//! [`InputFormat::Rows`]: crate::input::InputFormat::Rows
+//! [`InputFormat::Rows`]: crate::read::InputFormat::Rows
 //! [`OutputFormat::Parquet`]: crate::batch::OutputFormat::Parquet
 
-use crate::input::{packed_row, push_row, ColumnSpec, RowPacker, PACKED_PUZZLE};
 use crate::mapfile::{Changed, MappedFile};
 use crate::puzzle::Status;
+use crate::read::{packed_row, push_row, ColumnSpec, RowPacker, PACKED_PUZZLE};
 use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -770,7 +770,7 @@ impl HeaderWalk<'_> {
 pub struct TableRows {
     /// Row index of the first row.
     pub first_row: u64,
-    /// The text column's rows in [`crate::input::InputFormat::Rows`] form.
+    /// The text column's rows in [`crate::read::InputFormat::Rows`] form.
     pub packed: Vec<u8>,
     pub rows: usize,
     /// The table's other columns for these rows, when they were asked for.
@@ -1467,7 +1467,7 @@ mod tests {
     /// The rows of `range`, read from `t`, as text.
     fn texts(t: &TableSource, r: RowRange) -> Vec<Option<String>> {
         let got = t.read(r).unwrap();
-        crate::input::packed_rows(&got.packed)
+        crate::read::packed_rows(&got.packed)
             .map(|v| v.map(|b| String::from_utf8(b.to_vec()).unwrap()))
             .collect()
     }
@@ -1605,7 +1605,7 @@ mod tests {
         // file's cells claim, and each reads as the same text in a line
         // file would: garbage malformed, a puzzle with long notes after
         // its separator a puzzle.
-        use crate::input::{records, InputFormat, MAX_LINE};
+        use crate::read::{records, InputFormat, MAX_LINE};
         let dir = std::env::temp_dir().join(format!("batchdoku-huge-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("huge.parquet");

@@ -6,7 +6,7 @@
 
 mod common;
 
-use batchdoku::input::count_csv_records;
+use batchdoku::read::count_csv_records;
 use common::{
     batchdoku, bin, interrupt_while_reading_stdin, sample_path, signal, stdout_of, write, CLASSIC,
     CLASSIC_SOLUTION,

@@ -5,8 +5,8 @@
 //! that matter: a bad byte among the cells, a separator or an 82nd cell
 //! after them, a lone `\r`, no final line end.
 
-use batchdoku::input::{is_skipped, records, InputFormat};
 use batchdoku::puzzle::grid::{ParseError, CELLS};
+use batchdoku::read::{is_skipped, records, InputFormat};
 use batchdoku::Grid;
 use proptest::prelude::*;
 

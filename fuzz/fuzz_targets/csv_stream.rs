@@ -10,7 +10,7 @@
 //! stretches of many line ends come up in small inputs.
 #![no_main]
 
-use batchdoku::input::{
+use batchdoku::read::{
     csv_records, records, ChunkSplitter, CsvLayout, Framing, InputFormat, StreamChunks, MAX_RECORD,
 };
 use libfuzzer_sys::fuzz_target;

@@ -20,7 +20,7 @@
 //! read (a few bytes of run-length nulls can claim billions).
 #![no_main]
 
-use batchdoku::input::packed_rows;
+use batchdoku::read::packed_rows;
 use batchdoku::table::{RowRange, TableSource};
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;

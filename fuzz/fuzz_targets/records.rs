@@ -8,7 +8,7 @@
 //!   record's text lies on the lines its number says.
 #![no_main]
 
-use batchdoku::input::{
+use batchdoku::read::{
     detect, is_skipped, records, ChunkSplitter, Framing, InputFormat, StreamChunks, MAX_LINE,
 };
 use batchdoku::Puzzle;
@@ -59,7 +59,7 @@ fn streamed(data: &[u8], format: InputFormat) -> Vec<Rec> {
 fuzz_target!(|data: &[u8]| {
     let line = whole(data, InputFormat::Line);
     assert_eq!(line, reference_lines(data));
-    let csv = InputFormat::Csv(batchdoku::input::CsvLayout { column: 1 });
+    let csv = InputFormat::Csv(batchdoku::read::CsvLayout { column: 1 });
     for format in [InputFormat::Line, InputFormat::Grid, csv] {
         let all = whole(data, format);
         for target in [1, 7, 100] {

@@ -3,7 +3,7 @@
 //! exactly the records it counts, and reading it again finds the same.
 #![no_main]
 
-use batchdoku::input::{count_csv_records, count_newlines, csv_records, CsvQuotes};
+use batchdoku::read::{count_csv_records, count_newlines, csv_records, CsvQuotes};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,9 +2,9 @@
 
 use crate::pools::{pool, run, stopped_error, STOP};
 use batchdoku::engine::{forced_format, open_sources, Job};
-use batchdoku::input::records;
 use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::puzzle::grid::CELLS;
+use batchdoku::read::records;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::exceptions::PyValueError;

@@ -1,7 +1,7 @@
 //! `batchdoku bench`: compare solver variants on datasets.
 
 use super::run_args::RunArgs;
-use crate::input::{detect, records};
+use crate::read::{detect, records};
 use crate::solver::FastSolver;
 use crate::tasks::bench::{check_pass, compare, timed_passes, CheckPass};
 use crate::{Puzzle, SolverKind};

@@ -29,11 +29,11 @@ pub static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 /// stderr unless `quiet`.
 pub fn jobs<'a>(
     sources: &'a [crate::engine::Source],
-    forced: Option<crate::input::InputFormat>,
+    forced: Option<crate::read::InputFormat>,
     threads: usize,
     count_lines: bool,
     to_skip: u64,
-    column: Option<crate::input::ColumnSpec>,
+    column: Option<crate::read::ColumnSpec>,
     quiet: bool,
 ) -> crate::engine::Jobs<'a> {
     let jobs = crate::engine::Jobs::new(sources, forced, threads, count_lines, to_skip)

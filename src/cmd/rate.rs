@@ -6,7 +6,7 @@ use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::batch::{csv_field, one_line, RAW_SHOWN};
 use crate::engine::{open_sources, Halt};
-use crate::input::records;
+use crate::read::records;
 use crate::solver::{FastSolver, Solver};
 use crate::tasks::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use anyhow::Context;

@@ -10,9 +10,9 @@ use crate::batch::{
     ChunkReport, KeepColumns, OutputFormat, Stats, NPY_RECORD,
 };
 use crate::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source, INPUT_FORMS};
-use crate::input::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
 use crate::pipeline::{run_ordered, BufferPool, Stop};
 use crate::puzzle::Status;
+use crate::read::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
 use crate::table::{results_batch, results_schema, TableError};
 use crate::SolverKind;
 use anyhow::{bail, Context};

@@ -4,14 +4,14 @@
 use super::print_stdout;
 use super::run_args::{per_sec, RunArgs};
 use crate::engine::{input_files, Source, INPUT_FORMS};
-use crate::input::{
+use crate::mapfile::MappedFile;
+use crate::pipeline::{run_ordered, Stop};
+use crate::puzzle::grid::ParseError;
+use crate::read::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
     record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
     StreamChunks, ANSWER_COLUMNS, MAX_RECORD, PUZZLE_COLUMNS,
 };
-use crate::mapfile::MappedFile;
-use crate::pipeline::{run_ordered, Stop};
-use crate::puzzle::grid::ParseError;
 use crate::table::{self, TableSource};
 use crate::tasks::verify::{
     check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerColumns,

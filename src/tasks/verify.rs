@@ -47,10 +47,10 @@ pub fn detect_answers(first: &[u8]) -> Result<(AnswerFormat, bool), BadAnswer> {
     if t.starts_with(b"{") {
         return Ok((AnswerFormat::Jsonl, false));
     }
-    let one_answer_name = crate::input::ANSWER_COLUMNS
+    let one_answer_name = crate::read::ANSWER_COLUMNS
         .iter()
         .any(|n| t.eq_ignore_ascii_case(n.as_bytes()));
-    let header = one_answer_name || (t.contains(&b',') && crate::input::is_csv_header(t));
+    let header = one_answer_name || (t.contains(&b',') && crate::read::is_csv_header(t));
     if !header {
         return Ok((AnswerFormat::Line, false));
     }
@@ -105,9 +105,9 @@ fn parse_count(t: &str) -> Result<u32, BadAnswer> {
 }
 
 /// Splits one CSV row into fields, as every CSV input is read
-/// ([`crate::input::csv_fields`]); bytes that are not UTF-8 become U+FFFD.
+/// ([`crate::read::csv_fields`]); bytes that are not UTF-8 become U+FFFD.
 pub fn split_csv(row: &str) -> Vec<String> {
-    crate::input::csv_fields(row.as_bytes())
+    crate::read::csv_fields(row.as_bytes())
         .iter()
         .map(|f| String::from_utf8_lossy(f).into_owned())
         .collect()
@@ -270,7 +270,7 @@ impl AnswerColumns {
     /// `solutions` as the count if there), as `solve` writes them, else the
     /// first `solution`, `solutions` or `answer` column.
     pub fn of_header(header: &[u8]) -> Option<AnswerColumns> {
-        use crate::input::{find_column, ANSWER_COLUMNS};
+        use crate::read::{find_column, ANSWER_COLUMNS};
         if let (Some(status), Some(solution)) = (
             find_column(header, &["status"]),
             find_column(header, &["solution"]),

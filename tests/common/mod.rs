@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use assert_cmd::Command;
-use batchdoku::input::{records, InputFormat};
+use batchdoku::read::{records, InputFormat};
 use batchdoku::tasks::canon::Transform;
 use batchdoku::Grid;
 use rand::seq::SliceRandom;
