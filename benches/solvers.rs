@@ -130,8 +130,9 @@ fn parser(c: &mut Criterion) {
 /// The unit of work of `solve`: one chunk of line records parsed, solved and
 /// written to an output buffer.
 fn chunk_pipeline(c: &mut Criterion) {
-    use batchdoku::batch::{solve_chunk, ChunkJob, OutputFormat};
+    use batchdoku::engine::solve::{solve_chunk, ChunkJob};
     use batchdoku::read::Chunk;
+    use batchdoku::write::OutputFormat;
     use std::sync::atomic::AtomicBool;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let shared = root.join("../shared/datasets/easy_100k.txt");

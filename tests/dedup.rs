@@ -133,7 +133,7 @@ fn canon_gives_one_form_per_planted_class_in_every_layout() {
     let csv = write(dir.path(), "in.csv", csv);
     let from_csv = stdout_of(batchdoku().args(["canon", "-q"]).arg(&csv));
     assert_eq!(from_csv.lines().collect::<Vec<_>>(), forms);
-    let mut npy = batchdoku::npy::output_header(lines.len() as u64);
+    let mut npy = batchdoku::write::npy::output_header(lines.len() as u64);
     for l in &lines {
         let g = Grid::parse_line(l.as_bytes()).unwrap();
         npy.extend_from_slice(g.cells());

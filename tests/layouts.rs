@@ -511,7 +511,7 @@ fn npy_output_holds_the_solutions_and_a_status_file_beside_it() {
         .assert()
         .success();
     let bytes = std::fs::read(&out).unwrap();
-    let header = batchdoku::npy::parse_header(&bytes).unwrap();
+    let header = batchdoku::read::npy::parse_header(&bytes).unwrap();
     assert_eq!(header.rows, 41);
     assert_eq!(header.dtype.size, 1);
     assert_eq!(bytes.len(), header.data_offset + 41 * 81);

@@ -1522,7 +1522,7 @@ fn a_full_disk_leaves_outputs_that_say_what_they_hold() {
         match format {
             "npy" => {
                 let bytes = std::fs::read(&kept_file).unwrap();
-                let header = batchdoku::npy::parse_header(&bytes).unwrap();
+                let header = batchdoku::read::npy::parse_header(&bytes).unwrap();
                 let rows = header.rows as usize;
                 assert!(rows > 1000 && rows < 60_000, "{rows}");
                 assert_eq!(bytes.len(), header.data_offset + rows * 81);

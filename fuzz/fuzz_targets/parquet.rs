@@ -21,7 +21,7 @@
 #![no_main]
 
 use batchdoku::read::packed_rows;
-use batchdoku::table::{RowRange, TableSource};
+use batchdoku::read::parquet::{RowRange, TableSource};
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};

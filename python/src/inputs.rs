@@ -2,8 +2,8 @@
 //! arrays of text, bytes or digits, and Arrow string buffers, held
 //! without a copy where they can be.
 
-use batchdoku::npy::Dtype;
 use batchdoku::puzzle::grid::{Grid, ParseError, CELLS};
+use batchdoku::read::npy::Dtype;
 use batchdoku::Puzzle;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};

@@ -1,8 +1,8 @@
 //! `read`: the puzzles of a file, in any form the command line reads.
 
 use crate::pools::{pool, run, stopped_error, STOP};
+use batchdoku::engine::pipeline::{run_ordered, Stop};
 use batchdoku::engine::{forced_format, open_sources, Job};
-use batchdoku::pipeline::{run_ordered, Stop};
 use batchdoku::puzzle::grid::CELLS;
 use batchdoku::read::records;
 use numpy::ndarray::Array2;

@@ -2,10 +2,10 @@
 
 use crate::inputs::hold;
 use crate::pools::{pool, run, stopped_error, tasks, STOP, TASK};
-use batchdoku::batch::solve_puzzle;
-use batchdoku::npy::Dtype;
+use batchdoku::engine::solve::solve_puzzle;
 use batchdoku::puzzle::grid::CELLS;
 use batchdoku::puzzle::Status;
+use batchdoku::read::npy::Dtype;
 use batchdoku::SolverKind;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};

@@ -119,7 +119,7 @@ where
     let cli = Cli::parse_from(args);
     // A mapped input cut short by another program reads as zeros and is
     // reported, instead of killing the process with SIGBUS.
-    crate::mapfile::install_fault_guard();
+    crate::read::mapfile::install_fault_guard();
     let result = match cli.command {
         Command::Solve(args) => solve::run(args),
         Command::Verify(args) => verify::run(args),

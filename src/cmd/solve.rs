@@ -5,15 +5,17 @@
 use super::output::{partial_name, refuse_output_as_input, Output, RecordCounter};
 use super::run_args::RunArgs;
 use super::INTERRUPTED;
-use crate::batch::{
-    kept_names, solve_chunk, unique_kept_names, write_header, write_header_kept, ChunkJob,
-    ChunkReport, KeepColumns, OutputFormat, Stats, NPY_RECORD,
-};
+use crate::engine::pipeline::{run_ordered, BufferPool, Stop};
+use crate::engine::solve::{solve_chunk, ChunkJob, ChunkReport, Stats};
 use crate::engine::{forced_format, open_sources, Halt, InputGuard, Job, Source, INPUT_FORMS};
-use crate::pipeline::{run_ordered, BufferPool, Stop};
 use crate::puzzle::Status;
+use crate::read::parquet::TableError;
 use crate::read::{count_csv_records, count_newlines, Chunk, ColumnSpec, InputFormat};
-use crate::table::{results_batch, results_schema, TableError};
+use crate::write::parquet::{results_batch, results_schema};
+use crate::write::{
+    kept_names, unique_kept_names, write_header, write_header_kept, KeepColumns, OutputFormat,
+    NPY_RECORD,
+};
 use crate::SolverKind;
 use anyhow::{bail, Context};
 use arrow_array::RecordBatch;
@@ -327,7 +329,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut statuses = match (&args.output, args.format) {
         (Some(path), OutputFormat::Npy) => {
             lock(&output)
-                .write_all(&crate::npy::output_header(0))
+                .write_all(&crate::write::npy::output_header(0))
                 .context("cannot write the output")?;
             Some(Output::create(Some(&status_path(path)), None)?)
         }
@@ -727,7 +729,7 @@ fn write_npy_records(chunk: &[u8], array: &mut Output, side: &mut Output) -> io:
 /// cannot be written.
 fn settle_npy(array: &Output, side: &Output) -> Option<u64> {
     let (array, side) = (array.partial_path()?, side.partial_path()?);
-    let header = crate::npy::OUTPUT_HEADER as u64;
+    let header = crate::write::npy::OUTPUT_HEADER as u64;
     let in_array = std::fs::metadata(array).ok()?.len().saturating_sub(header) / 81;
     let words = std::fs::read(side).ok()?;
     let mut rows = 0u64;
@@ -745,7 +747,7 @@ fn settle_npy(array: &Output, side: &Output) -> Option<u64> {
     f.set_len(header + rows * 81).ok()?;
     use std::io::{Seek, SeekFrom, Write};
     f.seek(SeekFrom::Start(0))
-        .and_then(|_| f.write_all(&crate::npy::output_header(rows)))
+        .and_then(|_| f.write_all(&crate::write::npy::output_header(rows)))
         .and_then(|_| f.sync_data())
         .ok()?;
     Some(rows)
@@ -773,7 +775,7 @@ fn patch_npy_header(output: &mut Output, rows: u64) -> anyhow::Result<()> {
         .open(path)
         .with_context(|| format!("cannot open {}", path.display()))?;
     f.seek(SeekFrom::Start(0))
-        .and_then(|_| f.write_all(&crate::npy::output_header(rows)))
+        .and_then(|_| f.write_all(&crate::write::npy::output_header(rows)))
         .with_context(|| format!("cannot write {}", path.display()))
 }
 

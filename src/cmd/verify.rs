@@ -3,16 +3,16 @@
 
 use super::print_stdout;
 use super::run_args::{per_sec, RunArgs};
+use crate::engine::pipeline::{run_ordered, Stop};
 use crate::engine::{input_files, Source, INPUT_FORMS};
-use crate::mapfile::MappedFile;
-use crate::pipeline::{run_ordered, Stop};
 use crate::puzzle::grid::ParseError;
+use crate::read::mapfile::MappedFile;
+use crate::read::parquet::{self, TableSource};
 use crate::read::{
     bom_len, count_newlines, csv_header, detect_layout, find_column, is_skipped, packed_rows,
     record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
     StreamChunks, ANSWER_COLUMNS, MAX_RECORD, PUZZLE_COLUMNS,
 };
-use crate::table::{self, TableSource};
 use crate::tasks::verify::{
     check, column_answer, detect_answers, embedded_answer, parse_answer, AnswerColumns,
     AnswerFormat, BadAnswer, CheckOptions, Failure,
@@ -362,7 +362,7 @@ impl<'a> AnswerReader<'a> {
         let mut npy = None;
         let mut format = AnswerFormat::Line;
         let chunks = Chunks::new(source, |top| {
-            if top.starts_with(crate::npy::MAGIC) {
+            if top.starts_with(crate::read::npy::MAGIC) {
                 npy = Some(());
                 return Ok((Framing::Line, 0, false));
             }
@@ -463,8 +463,8 @@ impl<'a> AnswerReader<'a> {
                 };
                 let mut status: Vec<Option<String>> = Vec::new();
                 // A status column of another type (a user's own) says nothing.
-                if let Some(col) = named("status").filter(|c| table::is_text(c.data_type())) {
-                    table::for_each_text(col.as_ref(), &mut |v| {
+                if let Some(col) = named("status").filter(|c| parquet::is_text(c.data_type())) {
+                    parquet::for_each_text(col.as_ref(), &mut |v| {
                         status.push(v.map(|b| String::from_utf8_lossy(b).into_owned()))
                     });
                 }
@@ -500,7 +500,7 @@ impl<'a> AnswerReader<'a> {
     /// each row a grid, 0 rows where there is none, with the statuses from
     /// `ANSWERS.status` beside it when it is there.
     fn npy(source: &'a Source, map: Arc<MappedFile>, quiet: bool) -> anyhow::Result<Self> {
-        let header = crate::npy::parse_header(map.bytes())
+        let header = crate::read::npy::parse_header(map.bytes())
             .map_err(|e| anyhow::anyhow!("{}: {e}", source.described()))?;
         let mut status_name = std::ffi::OsString::from(source.name());
         status_name.push(".status");
@@ -659,14 +659,14 @@ fn claimed_counts(column: &dyn arrow_array::Array) -> Vec<serde_json::Value> {
                 })
                 .collect()
         }
-        t if table::is_text(t) => {
+        t if parquet::is_text(t) => {
             let mut out = Vec::with_capacity(column.len());
-            table::for_each_text(column, &mut |v| {
+            parquet::for_each_text(column, &mut |v| {
                 out.push(v.map_or(Value::Null, |b| of_text(&String::from_utf8_lossy(b))))
             });
             out
         }
-        t => match table::integers(column) {
+        t => match parquet::integers(column) {
             Some(values) => each(values.into_iter(), Value::from),
             None => (0..column.len())
                 .map(|i| match column.is_null(i) {

@@ -1,6 +1,6 @@
 //! Reading puzzle records from bytes, one module per form: [`text`] (line
 //! and grid forms), [`csv`], [`rows`] (packed table rows and npy rows),
-//! with [`detect`] telling them apart, [`chunks`] cutting a mapped input
+//! with [`detect`](mod@detect) telling them apart, [`chunks`] cutting a mapped input
 //! on record boundaries and [`stream`] reading one in bounded memory.
 //! Here: the [`InputFormat`] of an input and [`records`], the parsed
 //! records of a chunk in any form.
@@ -14,12 +14,15 @@
 //! In both forms blank lines and `#` comments are not records, and line
 //! numbers count every line of the input, 1-based.
 
-mod chunks;
-mod csv;
-mod detect;
-mod rows;
-mod stream;
-mod text;
+pub mod chunks;
+pub mod csv;
+pub mod detect;
+pub mod mapfile;
+pub mod npy;
+pub mod parquet;
+pub mod rows;
+pub mod stream;
+pub mod text;
 
 pub use chunks::*;
 pub use csv::*;
@@ -28,7 +31,7 @@ pub use rows::*;
 pub use stream::*;
 pub use text::*;
 
-use crate::npy::{self, Dtype};
+use self::npy::Dtype;
 use crate::puzzle::grid::{char_at, char_column, Grid, ParseError, CELLS};
 use crate::puzzle::Puzzle;
 

@@ -10,7 +10,7 @@
 //! - [`Jobs`]: an iterator over the [`Job`]s of several sources in order,
 //!   each a chunk of whole records (its bytes, form, first line number and
 //!   input), with records skipped first for a resumed run and a stop flag
-//!   checked between jobs. Feed it to [`crate::pipeline::run_ordered`]; a
+//!   checked between jobs. Feed it to [`crate::engine::pipeline::run_ordered`]; a
 //!   worker calls [`Job::load`], then reads the job's records with
 //!   [`crate::read::records`].
 //!
@@ -26,11 +26,14 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
-use crate::mapfile::MappedFile;
+pub mod pipeline;
+pub mod solve;
+
+use crate::read::mapfile::MappedFile;
+use crate::read::parquet::{looks_like_parquet, RowRange, TableSource};
 use crate::read::{
     detect_layout, skip_records, ChunkCursor, ColumnSpec, CsvLayout, InputFormat, StreamChunks,
 };
-use crate::table::{looks_like_parquet, RowRange, TableSource};
 use anyhow::{bail, Context};
 use std::fs::File;
 use std::io::{self, Read};
@@ -78,7 +81,7 @@ pub fn forced_format(input: &str) -> Option<InputFormat> {
         "grid" => Some(InputFormat::Grid),
         // The column and the element type come from the input itself.
         "csv" => Some(InputFormat::Csv(CsvLayout { column: 0 })),
-        "npy" => Some(InputFormat::Npy(crate::npy::Dtype {
+        "npy" => Some(InputFormat::Npy(crate::read::npy::Dtype {
             size: 1,
             signed: false,
             big_endian: false,
@@ -382,7 +385,7 @@ impl Source {
 
     /// The column names of a Parquet input.
     pub fn table_names(&self) -> anyhow::Result<Vec<String>> {
-        crate::table::column_names(self.table_path()?)
+        crate::read::parquet::column_names(self.table_path()?)
             .with_context(|| format!("{}: cannot read it as Parquet", self.described()))
     }
 
@@ -849,7 +852,7 @@ impl<'a> Jobs<'a> {
             let d = detect_layout(data, self.forced, self.column.as_ref())
                 .with_context(|| source.described().to_string())?;
             self.header = header_names(data, d.format);
-            if let Ok(h) = crate::npy::parse_header(data) {
+            if let Ok(h) = crate::read::npy::parse_header(data) {
                 // Every row is a record; say so when the bytes and the
                 // header's row count disagree (a cut or padded file).
                 let held = (data.len() - h.data_offset) as f64 / h.dtype.row_bytes() as f64;
@@ -891,7 +894,7 @@ impl<'a> Jobs<'a> {
             .with_context(|| source.described().to_string())?;
         self.header = header_names(top, d.format);
         let npy_rows = match d.format {
-            InputFormat::Npy(_) => crate::npy::parse_header(top).ok().map(|h| h.rows),
+            InputFormat::Npy(_) => crate::read::npy::parse_header(top).ok().map(|h| h.rows),
             _ => None,
         };
         chunks.consume(d.start);
@@ -920,7 +923,7 @@ impl<'a> Jobs<'a> {
     /// puzzles gives hundreds of malformed records and no answer.
     fn refuse_binary(&self, source: &Source, top: &[u8]) -> anyhow::Result<()> {
         let head = &top[..top.len().min(BINARY_PROBE)];
-        let array = top.starts_with(crate::npy::MAGIC);
+        let array = top.starts_with(crate::read::npy::MAGIC);
         if array || self.forced == Some(InputFormat::Line) || memchr::memchr(0, head).is_none() {
             return Ok(());
         }

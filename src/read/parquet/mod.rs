@@ -1,5 +1,5 @@
 //! Parquet tables: reading a column of puzzles (or answers) a batch of
-//! rows at a time, and writing results as typed columns. The column holds
+//! rows at a time (results are written by [`crate::write::parquet`]). The column holds
 //! text, or lists of digits (81 integers, or nine lists of nine), read as
 //! the text of their cells.
 //!
@@ -13,31 +13,30 @@
 //! engine cuts and parses like any other input: every row is a record, a
 //! null or blank row included, numbered by row index from 0.
 //!
-//! Writing takes chunk output in the [`OutputFormat::Parquet`] record form
-//! (see [`push_result`]) and turns it into a [`RecordBatch`] with the csv
-//! output's fields as typed columns.
-//!
 //! [`InputFormat::Rows`]: crate::read::InputFormat::Rows
-//! [`OutputFormat::Parquet`]: crate::batch::OutputFormat::Parquet
 
-use crate::mapfile::{Changed, MappedFile};
-use crate::puzzle::Status;
-use crate::read::{packed_row, push_row, ColumnSpec, RowPacker, PACKED_PUZZLE};
+use crate::read::mapfile::{Changed, MappedFile};
+use crate::read::{ColumnSpec, RowPacker, PACKED_PUZZLE};
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
-use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
 };
 use parquet::arrow::ProjectionMask;
 use parquet::column::page::PageReader;
-use parquet::file::reader::ChunkReader;
 use parquet::file::serialized_reader::SerializedPageReader;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+
+mod page_header;
+
+#[cfg(test)]
+use page_header::page_header_len;
+use page_header::PageBytes;
 
 /// The first (and last) four bytes of a Parquet file.
 pub const MAGIC: &[u8; 4] = b"PAR1";
@@ -420,348 +419,6 @@ struct SharedMap(Arc<MappedFile>);
 impl AsRef<[u8]> for SharedMap {
     fn as_ref(&self) -> &[u8] {
         self.0.bytes()
-    }
-}
-
-/// The file's bytes as the page decoders read them: the parquet crate's
-/// in-memory reader ([`bytes::Bytes`]), except that a page header is first
-/// walked by [`page_header_len`], and the crate is handed its bytes and no
-/// more.
-///
-/// Why: parquet 59 reads a page header through a [`std::io::Read`], and
-/// skips a field it does not know by the count of items the field claims.
-/// A damaged header can claim up to 2^31 items that the skip takes no
-/// bytes for: booleans, which it skips as none where the compact protocol
-/// writes one byte each, and 8- or 16-byte items past the end of the file,
-/// where its skip stops without an error. It loops over every one (about a
-/// second for a header in a release build, at open when the page walk of
-/// [`TableSource::in_lanes`] meets it and again in every decoder that
-/// does) before it fails. A header refused by the walk fails at once; one
-/// it lets through is read in work proportional to its bytes.
-///
-/// The crate reads page headers through this reader only: the footer is
-/// read from the plain bytes, and the page index (which would give page
-/// offsets, and headers read from [`ChunkReader::get_bytes`]) is never
-/// loaded, nor are the page headers' statistics.
-#[derive(Clone)]
-struct PageBytes(bytes::Bytes);
-
-impl parquet::file::reader::Length for PageBytes {
-    fn len(&self) -> u64 {
-        self.0.len() as u64
-    }
-}
-
-impl ChunkReader for PageBytes {
-    type T = PageHeaderRead;
-
-    fn get_read(&self, start: u64) -> parquet::errors::Result<PageHeaderRead> {
-        Ok(PageHeaderRead {
-            rest: self.0.get_read(start)?.into_inner(),
-            start,
-            at: 0,
-            header: None,
-        })
-    }
-
-    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
-        self.0.get_bytes(start, length)
-    }
-}
-
-/// The page header at byte `start` of the file, for the crate to read:
-/// walked at the first read (not before, since the crate also opens one at
-/// a page's data after it has read the page's header, and never reads
-/// from that one); a refused header, and a read past the header's end,
-/// are errors.
-struct PageHeaderRead {
-    /// The file from `start` on.
-    rest: bytes::Bytes,
-    start: u64,
-    /// Bytes read so far.
-    at: usize,
-    /// The header's length, or why it is refused, once walked.
-    header: Option<Result<usize, String>>,
-}
-
-impl std::io::Read for PageHeaderRead {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let walked = self
-            .header
-            .get_or_insert_with(|| page_header_len(&self.rest));
-        let refused = |why: String| {
-            let why = format!("the page header at byte {}: {why}", self.start);
-            Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why))
-        };
-        let end = match walked {
-            Ok(end) => *end,
-            Err(why) => return refused(why.clone()),
-        };
-        if self.at == end && !buf.is_empty() {
-            return refused(format!("read past its end ({end} bytes)"));
-        }
-        let n = buf.len().min(end - self.at);
-        buf[..n].copy_from_slice(&self.rest[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
-/// The Thrift structs of a page header, as parquet 59 reads them.
-#[derive(Clone, Copy)]
-enum HeaderStruct {
-    Page,
-    Data,
-    Index,
-    Dictionary,
-    DataV2,
-}
-
-/// How parquet 59 reads a field of a page header, by its id: the fields
-/// it knows as their declared types, whatever the wire type says (a
-/// boolean must say it is one); any other skipped by its wire type. Page
-/// statistics are skipped too (the crate reads them only when asked to).
-enum HeaderField {
-    Int,
-    Bool,
-    Struct(HeaderStruct),
-    Skipped,
-}
-
-impl HeaderStruct {
-    fn field(self, id: i16) -> HeaderField {
-        use HeaderStruct::*;
-        match (self, id) {
-            (Page | Data, 1..=4) | (Dictionary, 1 | 2) | (DataV2, 1..=6) => HeaderField::Int,
-            (Page, 5) => HeaderField::Struct(Data),
-            (Page, 6) => HeaderField::Struct(Index),
-            (Page, 7) => HeaderField::Struct(Dictionary),
-            (Page, 8) => HeaderField::Struct(DataV2),
-            (Dictionary, 3) | (DataV2, 7) => HeaderField::Bool,
-            _ => HeaderField::Skipped,
-        }
-    }
-}
-
-/// The compact protocol's boolean type, in a list (1 or 2 on the wire).
-const THRIFT_BOOL: u8 = 1;
-
-/// Skips nest at most this deep (the crate's own limit).
-const SKIP_DEPTH: u8 = 64;
-
-/// The length of the page header (a Thrift compact `PageHeader`) at the
-/// start of `bytes`, walked token by token as parquet 59 reads it
-/// (`PageHeader::read_thrift_without_stats`, with its `skip` for the
-/// fields it does not know), or why it is refused. Refused: what the crate
-/// refuses too (an unknown type, a list or map of more than 2^31 - 1
-/// items, a field id past 32,767, skips nested over 64 deep, a boolean
-/// field of another type), and, where the crate would go on,
-///
-/// - a header that runs past the end of the file (a value claiming more
-///   bytes than are left included), which no header does;
-/// - a skipped list, set or map holding booleans: the crate skips each as
-///   taking no bytes where the compact protocol writes one, so it would
-///   read those bytes as the fields that follow (no header written with
-///   such a field can be read right), and a damaged count makes it loop
-///   up to 2^31 times for nothing.
-///
-/// Every step of the walk, and of the crate's reading of a header let
-/// through, takes at least one byte, so both take time proportional to the
-/// header's length.
-fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
-    let mut walk = HeaderWalk { bytes, at: 0 };
-    let page = walk.fields(HeaderStruct::Page)?;
-    // The crate unwraps the fields of a data page (V1 in field 5, V2 in
-    // field 8) when it skips the page: a panic where it is missing.
-    let needs = match page.page_type {
-        Some(0) => Some((5, "a data page header without its data page fields")),
-        Some(3) => Some((8, "a data page header (V2) without its data page fields")),
-        _ => None,
-    };
-    if let Some((field, why)) = needs {
-        if page.structs & (1 << field) == 0 {
-            return Err(why.to_string());
-        }
-    }
-    Ok(walk.at)
-}
-
-/// What the walk of a struct saw: the value of its field 1 (a page
-/// header's type, as the crate reads an i32), and which of the structs it
-/// holds (by field id, bit `id`) were there.
-#[derive(Default)]
-struct WalkedFields {
-    page_type: Option<i32>,
-    structs: u64,
-}
-
-/// A walk through Thrift compact bytes.
-struct HeaderWalk<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl HeaderWalk<'_> {
-    fn byte(&mut self) -> Result<u8, String> {
-        let b = *self
-            .bytes
-            .get(self.at)
-            .ok_or("it runs past the end of the file")?;
-        self.at += 1;
-        Ok(b)
-    }
-
-    fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
-        let left = self.bytes.len() - self.at;
-        match usize::try_from(n) {
-            Ok(n) if n <= left => {
-                self.at += n;
-                Ok(())
-            }
-            _ => Err(format!(
-                "it runs past the end of the file (a value of {n} bytes, {left} left)"
-            )),
-        }
-    }
-
-    /// An unsigned varint, as the crate reads it (bits past 64 wrap).
-    fn varint(&mut self) -> Result<u64, String> {
-        let mut value = 0u64;
-        let mut shift = 0u32;
-        loop {
-            let b = self.byte()?;
-            value |= u64::from(b & 0x7f).wrapping_shl(shift);
-            if b & 0x80 == 0 {
-                return Ok(value);
-            }
-            shift = shift.wrapping_add(7);
-        }
-    }
-
-    /// A count of list or map items (at most `i32::MAX`).
-    fn count(&mut self) -> Result<u32, String> {
-        let n = self.varint()?;
-        i32::try_from(n)
-            .map(|n| n as u32)
-            .map_err(|_| format!("a count of {n} items"))
-    }
-
-    /// A list, set or map item type: 1 or 2 (boolean) as [`THRIFT_BOOL`].
-    fn item_type(t: u8) -> Result<u8, String> {
-        match t {
-            1 | 2 => Ok(THRIFT_BOOL),
-            3..=13 => Ok(t),
-            _ => Err(format!("an item of unknown type {t}")),
-        }
-    }
-
-    /// The next field's wire type and id, `None` at the struct's end.
-    fn field(&mut self, last: i16) -> Result<Option<(u8, i16)>, String> {
-        let b = self.byte()?;
-        let (t, delta) = (b & 0x0f, b >> 4);
-        if t == 0 {
-            return Ok(None);
-        }
-        if t > 13 {
-            return Err(format!("a field of unknown type {t}"));
-        }
-        let id = if delta != 0 {
-            last.checked_add(i16::from(delta))
-                .ok_or("a field id past 32,767")?
-        } else {
-            let v = self.varint()?;
-            ((v >> 1) as i64 ^ -((v & 1) as i64)) as i16
-        };
-        Ok(Some((t, id)))
-    }
-
-    /// The fields of a `which` struct, up to its end.
-    fn fields(&mut self, which: HeaderStruct) -> Result<WalkedFields, String> {
-        let mut seen = WalkedFields::default();
-        let mut last = 0;
-        while let Some((t, id)) = self.field(last)? {
-            match which.field(id) {
-                HeaderField::Int => {
-                    // Zigzag, then cut to an i32, as the crate reads one.
-                    let v = self.varint()?;
-                    let v = ((v >> 1) as i64 ^ -((v & 1) as i64)) as i32;
-                    if id == 1 {
-                        seen.page_type = Some(v);
-                    }
-                }
-                HeaderField::Bool if t == 1 || t == 2 => {}
-                HeaderField::Bool => return Err(format!("field {id} is of type {t}, not boolean")),
-                HeaderField::Struct(s) => {
-                    self.fields(s)?;
-                    seen.structs |= 1 << id;
-                }
-                HeaderField::Skipped => self.skip(t, SKIP_DEPTH)?,
-            }
-            last = id;
-        }
-        Ok(seen)
-    }
-
-    /// Skips a value of wire type `t`, as the crate does.
-    fn skip(&mut self, t: u8, depth: u8) -> Result<(), String> {
-        if depth == 0 {
-            return Err(format!("values nested over {SKIP_DEPTH} deep"));
-        }
-        match t {
-            1 | 2 => Ok(()),
-            3 => self.byte().map(drop),
-            4..=6 => self.varint().map(drop),
-            7 => self.skip_bytes(8),
-            8 => {
-                let n = self.varint()?;
-                self.skip_bytes(n)
-            }
-            9 | 10 => {
-                let header = self.byte()?;
-                if header == 0 {
-                    return Ok(());
-                }
-                let item = Self::item_type(header & 0x0f)?;
-                let n = match header >> 4 {
-                    15 => self.count()?,
-                    n => u32::from(n),
-                };
-                self.items(n, &[item], depth)
-            }
-            11 => {
-                let n = self.count()?;
-                if n == 0 {
-                    return Ok(());
-                }
-                let kv = self.byte()?;
-                let types = [Self::item_type(kv >> 4)?, Self::item_type(kv & 0x0f)?];
-                self.items(n, &types, depth)
-            }
-            12 => {
-                while let Some((t, _)) = self.field(0)? {
-                    self.skip(t, depth - 1)?;
-                }
-                Ok(())
-            }
-            13 => self.skip_bytes(16),
-            _ => Err(format!("a value of unknown type {t}")),
-        }
-    }
-
-    /// Skips `n` items of a list (one type) or map (key and value types).
-    fn items(&mut self, n: u32, types: &[u8], depth: u8) -> Result<(), String> {
-        if n > 0 && types.contains(&THRIFT_BOOL) {
-            return Err(format!(
-                "a field it does not know holds {n} booleans in a list, set or map, \
-                 which parquet 59 would skip as taking no bytes"
-            ));
-        }
-        for _ in 0..n {
-            for &t in types {
-                self.skip(t, depth - 1)?;
-            }
-        }
-        Ok(())
     }
 }
 
@@ -1284,117 +941,10 @@ fn take_rows(ahead: &mut BTreeMap<u64, RecordBatch>, from: u64, to: u64) -> Vec<
     taken
 }
 
-/// Bytes of one result in [`crate::batch::OutputFormat::Parquet`] chunk
-/// output before its text fields: line (u64), status index (u8),
-/// solutions (u32), guesses (u64), then the 81 solution cells (zeros when
-/// there is none).
-const FIXED: usize = 8 + 1 + 4 + 8 + 81;
-
-/// One result as a worker writes it for a Parquet output: the fixed
-/// fields, then the puzzle's text and each kept field as packed rows (a
-/// `u32` length and the bytes, `u32::MAX` for none).
-#[allow(clippy::too_many_arguments)]
-pub fn push_result(
-    line: u64,
-    status: u8,
-    solutions: u32,
-    guesses: u64,
-    solution: Option<&[u8; 81]>,
-    puzzle: Option<&[u8]>,
-    out: &mut Vec<u8>,
-) {
-    out.extend_from_slice(&line.to_le_bytes());
-    out.push(status);
-    out.extend_from_slice(&solutions.to_le_bytes());
-    out.extend_from_slice(&guesses.to_le_bytes());
-    out.extend_from_slice(solution.unwrap_or(&[0; 81]));
-    push_row(puzzle, out);
-}
-
-/// The schema of a Parquet output: `file` when there are several inputs,
-/// `line`, `puzzle`, `status`, `solutions`, `solution`, `guesses`, then the
-/// kept columns.
-pub fn results_schema(with_file: bool, kept: &[Field]) -> SchemaRef {
-    let mut fields = Vec::new();
-    if with_file {
-        fields.push(Field::new("file", DataType::Utf8, false));
-    }
-    fields.extend([
-        Field::new("line", DataType::Int64, false),
-        Field::new("puzzle", DataType::Utf8, true),
-        Field::new("status", DataType::Utf8, false),
-        Field::new("solutions", DataType::Int32, false),
-        Field::new("solution", DataType::Utf8, true),
-        Field::new("guesses", DataType::Int64, false),
-    ]);
-    fields.extend(kept.iter().cloned());
-    Arc::new(Schema::new(fields))
-}
-
-/// Turns chunk output of [`push_result`] records (each followed by
-/// `kept_text` text fields) into a batch of `schema`. `file` fills the
-/// `file` column when the schema has one; `others` (columns kept from a
-/// table input, one row per input record) is cut to the records written.
-pub fn results_batch(
-    records: &[u8],
-    file: Option<&str>,
-    kept_text: usize,
-    others: Option<&RecordBatch>,
-    schema: &SchemaRef,
-) -> Result<RecordBatch, TableError> {
-    let mut line = Vec::new();
-    let mut status = Vec::new();
-    let mut solutions = Vec::new();
-    let mut guesses = Vec::new();
-    let mut solution: Vec<Option<String>> = Vec::new();
-    let mut puzzle: Vec<Option<String>> = Vec::new();
-    let mut kept: Vec<Vec<Option<String>>> = vec![Vec::new(); kept_text];
-    let mut pos = 0;
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    while pos + FIXED <= records.len() {
-        let r = &records[pos..];
-        line.push(i64::from_le_bytes(r[0..8].try_into().expect("8 bytes")));
-        status.push(Status::from_code(r[8]).map_or("malformed", Status::word));
-        solutions.push(u32::from_le_bytes(r[9..13].try_into().expect("4 bytes")) as i32);
-        guesses.push(i64::from_le_bytes(r[13..21].try_into().expect("8 bytes")));
-        let cells = &r[21..FIXED];
-        solution
-            .push((cells[0] != 0).then(|| cells.iter().map(|&d| char::from(b'0' + d)).collect()));
-        pos += FIXED;
-        let mut field = || {
-            let (value, len) = packed_row(&records[pos..]);
-            pos += len;
-            value.map(text)
-        };
-        puzzle.push(field());
-        for column in kept.iter_mut() {
-            column.push(field());
-        }
-    }
-    let n = line.len();
-    let mut columns: Vec<ArrayRef> = Vec::new();
-    if schema.fields().first().is_some_and(|f| f.name() == "file") {
-        columns.push(Arc::new(StringArray::from(vec![file.unwrap_or(""); n])));
-    }
-    columns.push(Arc::new(Int64Array::from(line)));
-    columns.push(Arc::new(StringArray::from(puzzle)));
-    columns.push(Arc::new(StringArray::from(status)));
-    columns.push(Arc::new(Int32Array::from(solutions)));
-    columns.push(Arc::new(StringArray::from(solution)));
-    columns.push(Arc::new(Int64Array::from(guesses)));
-    for column in kept {
-        columns.push(Arc::new(StringArray::from(column)));
-    }
-    if let Some(others) = others {
-        let others = others.slice(0, n.min(others.num_rows()));
-        columns.extend(others.columns().iter().cloned());
-    }
-    Ok(RecordBatch::try_new(Arc::clone(schema), columns)?)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arrow_array::{Int64Array, StringArray};
 
     fn batch(from: i64, n: i64) -> RecordBatch {
         let values: Vec<i64> = (from..from + n).collect();
@@ -1570,7 +1120,7 @@ mod tests {
 
     #[test]
     fn a_table_cut_short_while_mapped_is_reported() {
-        crate::mapfile::install_fault_guard();
+        crate::read::mapfile::install_fault_guard();
         let dir = std::env::temp_dir().join(format!("batchdoku-cut-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.parquet");
