@@ -54,7 +54,7 @@ pub enum ParseError {
     #[error("a pencilmark puzzle: this command reads puzzles of 81 cells")]
     PencilmarksNotRead,
     /// CSV: the record, line end included, is longer than
-    /// [`crate::read::MAX_RECORD`] (a stream keeps only its start).
+    /// `read::MAX_RECORD` (a stream keeps only its start).
     #[error("a CSV record longer than 1 MiB")]
     RecordTooLong,
     /// CSV: the record has no field in the puzzle's column (1-based).

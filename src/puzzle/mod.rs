@@ -7,7 +7,6 @@ pub mod pencil;
 
 use crate::puzzle::grid::{Conflict, Grid, ParseError, CELLS};
 use crate::puzzle::pencil::{cell_text, Candidates, PENCIL_NEAR};
-use crate::solver::{Outcome, Solver};
 
 /// A puzzle read from a record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,14 +54,6 @@ impl Puzzle {
         match self {
             Puzzle::Givens(g) => Candidates::from_grid(g),
             Puzzle::Marks(c) => **c,
-        }
-    }
-
-    /// Searches with `solver`, up to `limit` solutions.
-    pub fn solve(&self, solver: &mut dyn Solver, limit: u32) -> Outcome {
-        match self {
-            Puzzle::Givens(g) => solver.solve(g, limit),
-            Puzzle::Marks(c) => solver.solve_candidates(c, limit),
         }
     }
 

@@ -22,6 +22,7 @@ pub use mrv::MrvSolver;
 
 use crate::puzzle::grid::Grid;
 use crate::puzzle::pencil::Candidates;
+use crate::puzzle::Puzzle;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -79,6 +80,18 @@ pub enum SolverKind {
     Fast,
     Mrv,
     Backtrack,
+}
+
+/// Solving a puzzle of either form. Here rather than beside `Puzzle`: the
+/// puzzle layer sits below the solvers and does not know them.
+impl Puzzle {
+    /// Searches with `solver`, up to `limit` solutions.
+    pub fn solve(&self, solver: &mut dyn Solver, limit: u32) -> Outcome {
+        match self {
+            Puzzle::Givens(g) => solver.solve(g, limit),
+            Puzzle::Marks(c) => solver.solve_candidates(c, limit),
+        }
+    }
 }
 
 impl SolverKind {

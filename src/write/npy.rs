@@ -31,3 +31,46 @@ pub fn output_header(rows: u64) -> Vec<u8> {
 
 /// The length of [`output_header`]'s headers.
 pub const OUTPUT_HEADER: usize = 128;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::npy::{parse_header, Dtype};
+
+    #[test]
+    fn headers_of_every_integer_type_and_both_shapes() {
+        for (descr, size, signed, big) in [
+            ("|u1", 1, false, false),
+            ("<i2", 2, true, false),
+            (">u4", 4, false, true),
+            ("<i8", 8, true, false),
+        ] {
+            for shape in ["(3, 81)", "(3, 9, 9)"] {
+                let h = parse_header(&header(descr, shape)).unwrap();
+                assert_eq!(h.rows, 3);
+                assert_eq!(h.data_offset % 64, 0);
+                assert_eq!(
+                    h.dtype,
+                    Dtype {
+                        size,
+                        signed,
+                        big_endian: big
+                    }
+                );
+            }
+        }
+        assert!(parse_header(&header("<f4", "(3, 81)")).is_err());
+        assert!(parse_header(&header("|u1", "(3, 80)")).is_err());
+        assert!(parse_header(b"\x93NUMPY\x01\x00\xff\x00{").is_err());
+    }
+
+    #[test]
+    fn output_headers_keep_their_length_and_parse() {
+        for rows in [0, 7, u64::MAX] {
+            let h = output_header(rows);
+            assert_eq!(h.len(), OUTPUT_HEADER);
+            let parsed = parse_header(&h).unwrap();
+            assert_eq!((parsed.rows, parsed.data_offset), (rows, OUTPUT_HEADER));
+        }
+    }
+}
