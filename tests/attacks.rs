@@ -301,7 +301,7 @@ fn verify_counts_exactly_and_reads_what_solve_writes() {
                 .args(["solve", "-q", "--format", "csv", "--limit", "4"])
                 .arg(&p),
         );
-        let count: u32 = batchdoku::tasks::verify::split_csv(csv.lines().nth(1).unwrap())[3]
+        let count: u32 = batchdoku::read::answers::split_csv(csv.lines().nth(1).unwrap())[3]
             .parse()
             .unwrap();
         match count {

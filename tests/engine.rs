@@ -3,7 +3,7 @@
 
 mod common;
 
-use batchdoku::tasks::verify::split_csv;
+use batchdoku::read::answers::split_csv;
 use batchdoku::Grid;
 use common::{batchdoku, sample_path, stdout_of, write, CLASSIC, CLASSIC_SOLUTION, ESCARGOT};
 use predicates::prelude::*;

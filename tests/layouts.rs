@@ -415,7 +415,7 @@ fn keep_columns_carries_ids_with_the_answers_and_verifies() {
         Some("line,puzzle,status,solutions,solution,guesses,id,input_solution,clues,difficulty")
     );
     for (i, line) in lines.enumerate() {
-        let f = batchdoku::tasks::verify::split_csv(line);
+        let f = batchdoku::read::answers::split_csv(line);
         assert_eq!(f.len(), 10, "{line}");
         assert_eq!(f[6], format!("{i:x}"), "the id travels with its answer");
         assert_eq!(f[4], f[7], "the solution found is the published one");

@@ -908,7 +908,7 @@ fn verify_reads_claims_from_columns_of_any_case_and_number_type() {
     let rows: Vec<Vec<String>> = csv
         .lines()
         .skip(1)
-        .map(batchdoku::tasks::verify::split_csv)
+        .map(batchdoku::read::answers::split_csv)
         .collect();
     let status: Vec<String> = rows.iter().map(|r| r[2].clone()).collect();
     let counts: Vec<u32> = rows.iter().map(|r| r[3].parse().unwrap()).collect();

@@ -6,9 +6,8 @@
 
 use batchdoku::puzzle::Status;
 use batchdoku::solver::{MrvSolver, Solver};
-use batchdoku::tasks::verify::{
-    check, embedded_answer, parse_answer, AnswerColumns, AnswerFormat, CheckOptions,
-};
+use batchdoku::read::answers::{embedded_answer, parse_answer, AnswerColumns, AnswerFormat};
+use batchdoku::tasks::verify::{check, CheckOptions};
 use batchdoku::{Grid, Puzzle};
 use libfuzzer_sys::fuzz_target;
 

@@ -5,10 +5,9 @@ use crate::pools::{pool, run, stopped_error, tasks, STOP, TASK};
 use crate::solve::BYTE_ROWS;
 use batchdoku::puzzle::grid::CELLS;
 use batchdoku::puzzle::Status;
+use batchdoku::read::answers::{parse_answer, AnswerColumns, AnswerFormat, Claim};
 use batchdoku::solver::FastSolver;
-use batchdoku::tasks::verify::{
-    check, parse_answer, AnswerColumns, AnswerFormat, CheckOptions, Claim,
-};
+use batchdoku::tasks::verify::{check, CheckOptions};
 use batchdoku::Solver;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};

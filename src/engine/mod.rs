@@ -26,6 +26,7 @@
 //! # Ok::<(), anyhow::Error>(())
 //! ```
 
+pub mod pairs;
 pub mod pipeline;
 pub mod solve;
 

@@ -14,6 +14,7 @@
 //! In both forms blank lines and `#` comments are not records, and line
 //! numbers count every line of the input, 1-based.
 
+pub mod answers;
 pub mod chunks;
 pub mod csv;
 pub mod detect;
