@@ -21,7 +21,8 @@ fi
 # A run over 90 s is a hang. Not 20: the parquet crate skips an unknown
 # footer field of up to 2^31 booleans one by one before it fails (about a
 # second in a release build, 45 s under the sanitizer): slow, bounded, and
-# not yet refused on our side (see table.rs, PageBytes, for page headers).
+# not yet refused on our side (see src/read/parquet/page_header.rs for page
+# headers).
 for target in $("${fuzz[@]}" list); do
     mkdir -p "fuzz/corpus/$target"
     echo "fuzz: $target for ${seconds}s"
