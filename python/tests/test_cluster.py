@@ -90,6 +90,26 @@ def executors(sc):
     return sc._jsc.sc().getExecutorMemoryStatus().size() - 1  # less the driver
 
 
+def gated(df, name):
+    """`df`'s rows unchanged, but the tasks after the first two wait until
+    the test says it killed an executor: so the kill lands mid-job (two
+    tasks done, two running, the rest to go) however fast the tasks are.
+    Without it a fast machine finished the solve job's 16 tasks between
+    two looks at the stage."""
+    answer = os.path.join(control, name + ".killed")
+
+    def gate(batches):
+        from pyspark import TaskContext
+
+        if TaskContext.get().partitionId() >= 2:
+            deadline = time.time() + 300
+            while not os.path.exists(answer) and time.time() < deadline:
+                time.sleep(0.05)
+        yield from batches
+
+    return df.mapInArrow(gate, df.schema)
+
+
 def run_losing_an_executor(sc, name, action):
     """Runs `action` (one Spark job) in a thread of its own; once its stage
     has completed some tasks, runs one on each executor and has several
@@ -148,9 +168,10 @@ for job in jobs:
     if job["kind"] == "solve":
         df = spark.read.parquet(job["input"])
         emit("input", job=job["name"], partitions=df.rdd.getNumPartitions())
-        run_losing_an_executor(sc, job["name"], lambda: solve_df(df, "puzzle").write.parquet(job["output"]))
+        solved = solve_df(gated(df, job["name"]), "puzzle")
+        run_losing_an_executor(sc, job["name"], lambda: solved.write.parquet(job["output"]))
     else:
-        made = generate_df(spark, job["n"], seed=job["seed"], partitions=job["partitions"], minimal=True, with_solution=True)
+        made = gated(generate_df(spark, job["n"], seed=job["seed"], partitions=job["partitions"], minimal=True, with_solution=True), job["name"])
         run_losing_an_executor(sc, job["name"], lambda: made.write.parquet(job["output"]))
 spark.stop()
 emit("stopped")
