@@ -303,7 +303,7 @@ pub fn refuse_output_as_input(
         let Some(id) = std::fs::metadata(target)
             .ok()
             .as_ref()
-            .and_then(crate::engine::file_id)
+            .and_then(crate::read::folders::file_id)
         else {
             continue;
         };

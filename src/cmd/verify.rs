@@ -5,11 +5,12 @@ use super::print_stdout;
 use super::run_args::{per_sec, RunArgs};
 use crate::engine::pairs::{Answer, AnswerFiles, PuzzleFiles};
 use crate::engine::pipeline::{run_ordered, Stop};
-use crate::engine::{input_files, Source, INPUT_FORMS};
+use crate::engine::{Source, INPUT_FORMS};
 use crate::puzzle::grid::ParseError;
 use crate::read::answers::{
     column_answer, embedded_answer, parse_answer, AnswerColumns, BadAnswer,
 };
+use crate::read::folders::input_files;
 use crate::read::ColumnSpec;
 use crate::tasks::verify::{check, CheckOptions, Failure};
 use crate::Puzzle;

@@ -30,6 +30,8 @@ pub mod pairs;
 pub mod pipeline;
 pub mod solve;
 
+use crate::read::compressed::{decompressed, Codec};
+use crate::read::folders::{file_id, input_files};
 use crate::read::mapfile::MappedFile;
 use crate::read::parquet::{looks_like_parquet, RowRange, TableSource};
 use crate::read::{
@@ -95,7 +97,7 @@ pub fn forced_format(input: &str) -> Option<InputFormat> {
 
 /// Looks at the named inputs in order (none means standard input); each
 /// is opened only when it is read, so any number of files can be named. A
-/// folder stands for its data files ([`folder_files`]): the output of
+/// folder stands for its data files ([`folder_files`](crate::read::folders::folder_files)): the output of
 /// Spark, Hive or Hadoop is a folder of part files.
 pub fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
     let stdin = [PathBuf::from("-")];
@@ -110,90 +112,6 @@ pub fn open_sources(files: &[PathBuf]) -> anyhow::Result<Vec<Source>> {
         }
     }
     Ok(sources)
-}
-
-/// The files a named input stands for: a folder's data files
-/// ([`folder_files`]), else the input itself (`-` included).
-pub fn input_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    if path.as_os_str() != "-" && path.is_dir() {
-        folder_files(path)
-    } else {
-        Ok(vec![path.to_path_buf()])
-    }
-}
-
-/// The data files of a folder, as Spark and Hadoop write and read them:
-/// by name (`part-00000-...` before `part-00001-...`, so in the order of
-/// the rows), subfolders such as Hive's `year=2024/` in name order too,
-/// leaving out names starting with `_` or `.` (`_SUCCESS`, `_committed_*`,
-/// `.part-00000....crc` checksums). A link to a folder is followed, as
-/// Hadoop's local file system follows it, unless it leads back to a folder
-/// it is inside (a loop, refused naming the link). A Delta table's folder is refused: it
-/// keeps the files of replaced versions beside the live ones, and only its
-/// `_delta_log` says which are which. A folder without data files is an
-/// error, which is likelier a wrong name than an empty dataset.
-pub fn folder_files(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let name = folder.display();
-    if folder.join("_delta_log").is_dir() {
-        bail!(
-            "{name} is a Delta table: its folder also holds files of replaced versions, and \
-             only its _delta_log says which are live; write the table out as plain Parquet \
-             (e.g. Spark's df.write.parquet) and read that"
-        );
-    }
-    let mut files = Vec::new();
-    let mut inside = Vec::from_iter(std::fs::metadata(folder).ok().as_ref().and_then(file_id));
-    collect_data_files(folder, &mut inside, &mut files)
-        .with_context(|| format!("cannot list {name}"))?;
-    if files.is_empty() {
-        bail!(
-            "{name} is a folder with no data files in it (names starting with _ or . are not data)"
-        );
-    }
-    Ok(files)
-}
-
-/// Adds the data files under `folder` to `files`; `inside` holds the
-/// folders the walk is in (device and inode), to tell a loop.
-fn collect_data_files(
-    folder: &Path,
-    inside: &mut Vec<(u64, u64)>,
-    files: &mut Vec<PathBuf>,
-) -> anyhow::Result<()> {
-    let mut entries = std::fs::read_dir(folder)
-        .with_context(|| format!("cannot list {}", folder.display()))?
-        .collect::<io::Result<Vec<_>>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        if name
-            .as_encoded_bytes()
-            .first()
-            .is_some_and(|b| matches!(b, b'_' | b'.'))
-        {
-            continue;
-        }
-        let path = entry.path();
-        // (A link is followed: `is_dir` of the path, not of the entry.)
-        if !path.is_dir() {
-            files.push(path);
-            continue;
-        }
-        let id = std::fs::metadata(&path).ok().as_ref().and_then(file_id);
-        if id.is_some_and(|id| inside.contains(&id)) {
-            bail!(
-                "{} leads back to a folder it is in (a loop of links); remove the link \
-                 or name the folders to read",
-                path.display()
-            );
-        }
-        inside.extend(id);
-        collect_data_files(&path, inside, files)?;
-        if id.is_some() {
-            inside.pop();
-        }
-    }
-    Ok(())
 }
 
 /// One input as the engine sees it: a regular file, memory-mapped when its
@@ -216,62 +134,6 @@ enum SourceKind {
     /// A compressed regular file, read as the stream of its contents.
     Compressed(PathBuf, Codec),
     Stdin,
-}
-
-/// The compressions an input file may come in, told by its first bytes.
-#[derive(Clone, Copy)]
-enum Codec {
-    Gzip,
-    Zstd,
-    Bzip2,
-}
-
-impl Codec {
-    /// The codec whose magic number a file opens with (gzip `1f 8b`, zstd
-    /// `28 b5 2f fd` or a skippable frame's `5? 2a 4d 18`, as pzstd writes
-    /// first, bzip2 `BZh` and its block size, `1` to `9`), if any. No text
-    /// record opens with `BZh` (a puzzle line starts with a cell) or with
-    /// a control character as its fourth byte.
-    fn of(magic: &[u8; 4]) -> Option<Codec> {
-        match magic {
-            [0x1f, 0x8b, ..] => Some(Codec::Gzip),
-            [0x28, 0xb5, 0x2f, 0xfd] | [0x50..=0x5f, 0x2a, 0x4d, 0x18] => Some(Codec::Zstd),
-            [b'B', b'Z', b'h', b'1'..=b'9'] => Some(Codec::Bzip2),
-            _ => None,
-        }
-    }
-
-    /// `file` decompressed. Every member of a gzip file (`cat a.gz b.gz`,
-    /// bgzip), every frame of a zstd file and every stream of a bzip2 file
-    /// (`pbzip2`, `cat a.bz2 b.bz2`) is read.
-    fn reader(self, file: impl Read + Send + 'static) -> io::Result<Box<dyn Read + Send>> {
-        let file = io::BufReader::with_capacity(1 << 16, file);
-        Ok(match self {
-            Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
-            Codec::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(file)?),
-            Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(file)),
-        })
-    }
-}
-
-/// `stream`, decompressed if its first four bytes are a codec's magic
-/// number, else as it is (the bytes looked at are read again).
-fn decompressed(mut stream: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
-    let mut magic = [0u8; 4];
-    let mut held = 0;
-    while held < magic.len() {
-        match stream.read(&mut magic[held..]) {
-            Ok(0) => break,
-            Ok(n) => held += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    let whole = io::Cursor::new(magic[..held].to_vec()).chain(stream);
-    match Codec::of(&magic).filter(|_| held == magic.len()) {
-        Some(codec) => codec.reader(whole),
-        None => Ok(Box::new(whole)),
-    }
 }
 
 impl Source {
@@ -466,20 +328,6 @@ fn header_names(top: &[u8], format: InputFormat) -> Option<Arc<Vec<String>>> {
         .map(|f| String::from_utf8_lossy(f).trim().to_string())
         .collect();
     Some(Arc::new(names))
-}
-
-/// Device and inode of a file.
-pub fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        Some((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
 }
 
 fn modified_ns(meta: &std::fs::Metadata) -> Option<u128> {

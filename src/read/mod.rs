@@ -16,8 +16,10 @@
 
 pub mod answers;
 pub mod chunks;
+pub mod compressed;
 pub mod csv;
 pub mod detect;
+pub mod folders;
 pub mod mapfile;
 pub mod npy;
 pub mod parquet;
