@@ -3,17 +3,12 @@
 
 use super::print_stdout;
 use super::run_args::{per_sec, RunArgs};
-use crate::engine::pairs::{Answer, AnswerFiles, PuzzleFiles};
+use crate::engine::pairs::{AnswerFiles, Pair, PairBatches, PuzzleFiles};
 use crate::engine::pipeline::{run_ordered, Stop};
 use crate::engine::{Source, INPUT_FORMS};
-use crate::puzzle::grid::ParseError;
-use crate::read::answers::{
-    column_answer, embedded_answer, parse_answer, AnswerColumns, BadAnswer,
-};
 use crate::read::folders::input_files;
 use crate::read::ColumnSpec;
-use crate::tasks::verify::{check, CheckOptions, Failure};
-use crate::Puzzle;
+use crate::tasks::verify::{check_pairs, CheckOptions, Located};
 use crate::SolverKind;
 use anyhow::bail;
 use std::fmt::Write as _;
@@ -88,39 +83,79 @@ pub struct Args {
 
 /// Failures shown in full in the text report.
 const SHOWN: usize = 20;
-/// Records checked per parallel job.
-const BATCH: usize = 4096;
-
-/// One puzzle and its answer, as paired (and copied out of the inputs) on
-/// the reading thread.
-struct Pair {
-    record: u64,
-    /// The puzzle's file (an index into the puzzles' files) and line.
-    puzzle_file: usize,
-    puzzle_line: u64,
-    puzzle: Result<Puzzle, ParseError>,
-    /// The puzzle's record text, kept when it carries its own answer, and
-    /// the answer's column in a CSV record.
-    puzzle_raw: Vec<u8>,
-    answer_column: Option<AnswerColumns>,
-    answer: Option<Answer>,
-}
-
-/// A wrong answer, located.
-struct Located {
-    record: u64,
-    puzzle_file: usize,
-    puzzle_line: u64,
-    /// The answer's file (in the answers' files) and line, when it has
-    /// its own.
-    answer_at: Option<(usize, u64)>,
-    failure: Failure,
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let forced = crate::engine::forced_format(&args.input);
-    // A folder (Spark's output) stands for its data files, read in order
-    // as one input.
+    let (puzzle_sources, answer_sources) = open_inputs(&args)?;
+    let answer_names: &[Source] = answer_sources.as_deref().unwrap_or(&puzzle_sources);
+    let mut pairs = pair_batches(&args, &puzzle_sources, answer_sources.as_deref())?;
+    let pool = args.run.pool()?;
+    // Records checked and their rate (the puzzles' size is not the work's).
+    let progress = args.run.progress_bar(0);
+    let options = CheckOptions {
+        unique: args.unique,
+        max_count: args.max_count,
+    };
+    let started = Instant::now();
+    let mut tally = Tally::new(args.format == "lines");
+    let result = run_ordered(
+        &pool,
+        &mut pairs,
+        pool.current_num_threads() * 4,
+        |batch: Vec<Pair>| {
+            let n = batch.len() as u64;
+            (
+                n,
+                check_pairs(SolverKind::Fast.build().as_mut(), batch, options),
+            )
+        },
+        |(n, found)| {
+            let taken = tally.take(n, found);
+            progress.advance(0, tally.checked, started);
+            taken
+        },
+    );
+    progress.finish();
+    match result {
+        Ok(()) => {}
+        Err(Stop::Source(e)) => return Err(e),
+        Err(Stop::Sink(e)) => return Err(e),
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let mismatch = pairs.mismatch().map(str::to_string);
+    let (checked, failures) = (tally.checked, &tally.failures);
+    args.run.write_stats(&serde_json::json!({
+        "records": checked,
+        "passed": checked - failures.len() as u64,
+        "failed": failures.len(),
+        "count_mismatch": mismatch,
+        "seconds": seconds,
+        "records_per_sec": per_sec(checked, seconds),
+        "threads": pool.current_num_threads(),
+    }))?;
+    let report = Report {
+        args: &args,
+        puzzles: &puzzle_sources,
+        answers: answer_names,
+        checked,
+        failures,
+        mismatch: mismatch.as_deref(),
+        seconds,
+    };
+    match args.format.as_str() {
+        "lines" => report.lines_summary(tally.per_record)?,
+        "json" => report.json()?,
+        _ => report.text()?,
+    }
+    Ok(if failures.is_empty() && mismatch.is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The puzzles' sources and the answers' when they are an input of their
+/// own. A folder (Spark's output) stands for its data files, read in order
+/// as one input.
+fn open_inputs(args: &Args) -> anyhow::Result<(Vec<Source>, Option<Vec<Source>>)> {
     let open = |path: &Path| -> anyhow::Result<Vec<Source>> {
         input_files(path)?.iter().map(|f| Source::open(f)).collect()
     };
@@ -135,269 +170,214 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     {
         bail!("standard input (-) can be named only once");
     }
+    Ok((puzzle_sources, answer_sources))
+}
+
+/// The puzzles paired with their answers: from the answers' own input,
+/// from an answer column of a table of puzzles (read row by row beside
+/// them), or from the text after each puzzle.
+fn pair_batches<'a>(
+    args: &'a Args,
+    puzzle_sources: &'a [Source],
+    answer_sources: Option<&'a [Source]>,
+) -> anyhow::Result<PairBatches<'a>> {
+    let forced = crate::engine::forced_format(&args.input);
     let carried = answer_sources
         .is_none()
         .then_some(args.answer_column.as_ref());
-    let mut puzzles = PuzzleFiles::new(&puzzle_sources, forced, args.column.as_ref(), carried)?;
-    let mut answers = match &answer_sources {
+    let puzzles = PuzzleFiles::new(puzzle_sources, forced, args.column.as_ref(), carried)?;
+    let answers = match answer_sources {
         Some(sources) => Some(AnswerFiles::new(sources, None, args.run.quiet)?),
-        // Tables of puzzles carry their answers in a column of their own,
-        // read row by row beside the puzzles.
         None if puzzles.table => Some(AnswerFiles::new(
-            &puzzle_sources,
+            puzzle_sources,
             Some(args.answer_column.as_ref()),
             args.run.quiet,
         )?),
         None => None,
     };
-    let separate = answers.is_some();
-    let answer_names: &[Source] = answer_sources.as_deref().unwrap_or(&puzzle_sources);
+    let answers_name = args.answers.as_ref().unwrap_or(&args.puzzles);
+    Ok(PairBatches::new(
+        puzzles,
+        answers,
+        args.puzzles.display().to_string(),
+        answers_name.display().to_string(),
+    ))
+}
 
-    let pool = args.run.pool()?;
-    // Records checked and their rate (the puzzles' size is not the work's).
-    let progress = args.run.progress_bar(0);
-    let started = Instant::now();
-    let mut record = 0u64;
-    let mut mismatch: Option<String> = None;
-    let answers_name = args
-        .answers
-        .as_ref()
-        .unwrap_or(&args.puzzles)
-        .display()
-        .to_string();
-    let puzzles_name = args.puzzles.display().to_string();
-    // Pairs are made on this thread (cheap splitting and copying) in
-    // batches that the pool checks in parallel.
-    let batches = std::iter::from_fn(|| {
-        if mismatch.is_some() {
-            return None;
-        }
-        let mut batch: Vec<Pair> = Vec::with_capacity(BATCH);
-        let read = puzzles.read(BATCH, |file, answer_column, p| {
-            record += 1;
-            batch.push(Pair {
-                record,
-                puzzle_file: file,
-                puzzle_line: p.line,
-                puzzle: p.puzzle,
-                puzzle_raw: if separate { Vec::new() } else { p.raw.to_vec() },
-                answer_column,
-                answer: None,
-            });
-        });
-        if let Err(e) = read {
-            return Some(Err(e));
-        }
-        if let Some(answers) = &mut answers {
-            for i in 0..batch.len() {
-                match answers.next_answer() {
-                    Ok(Some(a)) => batch[i].answer = Some(a),
-                    Ok(None) => {
-                        let done = batch[i].record - 1;
-                        mismatch = Some(format!(
-                            "{answers_name} ran out after {done} records; {puzzles_name} has more"
-                        ));
-                        batch.truncate(i);
-                        break;
-                    }
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-            if batch.len() < BATCH && mismatch.is_none() {
-                // The puzzles ran out: the answers must have too.
-                match answers.next_answer() {
-                    Ok(Some(_)) => {
-                        mismatch = Some(format!(
-                            "{puzzles_name} ran out after {record} records; {answers_name} has more"
-                        ))
-                    }
-                    Ok(None) => {}
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-        }
-        (!batch.is_empty()).then_some(Ok::<_, anyhow::Error>(batch))
-    });
+/// What the checks found, taken in input order; with `--format lines`, a
+/// line per record written to standard output as it comes.
+struct Tally {
+    checked: u64,
+    failures: Vec<Located>,
+    /// `--format lines`: standard output, until its reader goes away.
+    per_record: Option<std::io::BufWriter<std::io::StdoutLock<'static>>>,
+    pipe_closed: bool,
+}
 
-    let options = CheckOptions {
-        unique: args.unique,
-        max_count: args.max_count,
-    };
-    let mut failures: Vec<Located> = Vec::new();
-    let mut checked = 0u64;
-    let lines = args.format == "lines";
-    let mut per_record = std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock());
-    let mut pipe_closed = false;
-    let result = run_ordered(
-        &pool,
-        batches,
-        pool.current_num_threads() * 4,
-        |batch: Vec<Pair>| {
-            let mut solver = SolverKind::Fast.build();
-            let mut found = Vec::new();
-            let n = batch.len() as u64;
-            for pair in batch {
-                let claim = match &pair.answer {
-                    Some(a) if a.too_long => Err(BadAnswer(ParseError::RecordTooLong.to_string())),
-                    Some(a) => parse_answer(a.format, &a.text),
-                    // A stream keeps only the start of such a record.
-                    None if matches!(pair.puzzle, Err(ParseError::RecordTooLong)) => {
-                        Err(BadAnswer(ParseError::RecordTooLong.to_string()))
-                    }
-                    None => match pair.answer_column {
-                        Some(k) => column_answer(&pair.puzzle_raw, k),
-                        None => embedded_answer(&pair.puzzle_raw),
-                    },
-                };
-                let outcome = match claim {
-                    Ok(claim) => check(solver.as_mut(), &pair.puzzle, &claim, options),
-                    Err(e) => Err(Failure::Unreadable(e.0)),
-                };
-                if let Err(failure) = outcome {
-                    found.push(Located {
-                        record: pair.record,
-                        puzzle_file: pair.puzzle_file,
-                        puzzle_line: pair.puzzle_line,
-                        answer_at: pair.answer.as_ref().map(|a| (a.file, a.line)),
-                        failure,
-                    });
-                }
-            }
-            (n, found)
-        },
-        |(n, found): (u64, Vec<Located>)| {
-            if lines && !pipe_closed {
-                let mut next = found.iter().peekable();
-                let mut text = String::new();
-                for record in checked + 1..=checked + n {
-                    match next.next_if(|f| f.record == record) {
-                        Some(f) => {
-                            let _ = writeln!(text, "wrong: {}", f.failure);
-                        }
-                        None => text.push_str("ok\n"),
-                    }
-                }
-                use std::io::Write as _;
-                match per_record.write_all(text.as_bytes()) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => pipe_closed = true,
-                    Err(e) => {
-                        return ControlFlow::Break(
-                            anyhow::Error::new(e).context("cannot write to standard output"),
-                        )
-                    }
-                }
-            }
-            checked += n;
-            failures.extend(found);
-            progress.advance(0, checked, started);
-            ControlFlow::Continue(())
-        },
-    );
-    progress.finish();
-    match result {
-        Ok(()) => {}
-        Err(Stop::Source(e)) => return Err(e),
-        Err(Stop::Sink(e)) => return Err(e),
+impl Tally {
+    fn new(lines: bool) -> Tally {
+        Tally {
+            checked: 0,
+            failures: Vec::new(),
+            per_record: lines
+                .then(|| std::io::BufWriter::with_capacity(64 << 10, std::io::stdout().lock())),
+            pipe_closed: false,
+        }
     }
-    let seconds = started.elapsed().as_secs_f64();
-    let passed = checked - failures.len() as u64;
-    args.run.write_stats(&serde_json::json!({
-        "records": checked,
-        "passed": passed,
-        "failed": failures.len(),
-        "count_mismatch": mismatch,
-        "seconds": seconds,
-        "records_per_sec": per_sec(checked, seconds),
-        "threads": pool.current_num_threads(),
-    }))?;
-    if lines {
-        use std::io::Write as _;
-        match per_record.flush() {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                return Err(anyhow::Error::new(e).context("cannot write to standard output"))
+
+    /// The next `n` records, `found` the wrong ones among them.
+    fn take(&mut self, n: u64, found: Vec<Located>) -> ControlFlow<anyhow::Error> {
+        if let (Some(out), false) = (&mut self.per_record, self.pipe_closed) {
+            let mut next = found.iter().peekable();
+            let mut text = String::new();
+            for record in self.checked + 1..=self.checked + n {
+                match next.next_if(|f| f.record == record) {
+                    Some(f) => {
+                        let _ = writeln!(text, "wrong: {}", f.failure);
+                    }
+                    None => text.push_str("ok\n"),
+                }
             }
-            _ => {}
+            use std::io::Write as _;
+            match out.write_all(text.as_bytes()) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.pipe_closed = true,
+                Err(e) => {
+                    return ControlFlow::Break(
+                        anyhow::Error::new(e).context("cannot write to standard output"),
+                    )
+                }
+            }
         }
-        let verdict = if failures.is_empty() && mismatch.is_none() {
+        self.checked += n;
+        self.failures.extend(found);
+        ControlFlow::Continue(())
+    }
+}
+
+/// The report of a finished run, in the three forms `--format` names.
+struct Report<'a> {
+    args: &'a Args,
+    puzzles: &'a [Source],
+    answers: &'a [Source],
+    checked: u64,
+    failures: &'a [Located],
+    mismatch: Option<&'a str>,
+    seconds: f64,
+}
+
+impl Report<'_> {
+    fn passed(&self) -> u64 {
+        self.checked - self.failures.len() as u64
+    }
+
+    fn verdict(&self) -> &'static str {
+        if self.failures.is_empty() && self.mismatch.is_none() {
             "all answers are right"
         } else {
             "FAILED"
-        };
-        if let Some(m) = &mismatch {
+        }
+    }
+
+    /// `--format lines`: the lines went out as the records were checked;
+    /// the verdict goes to stderr.
+    fn lines_summary(
+        &self,
+        per_record: Option<std::io::BufWriter<std::io::StdoutLock<'static>>>,
+    ) -> anyhow::Result<()> {
+        use std::io::Write as _;
+        if let Some(mut out) = per_record {
+            match out.flush() {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    return Err(anyhow::Error::new(e).context("cannot write to standard output"))
+                }
+                _ => {}
+            }
+        }
+        if let Some(m) = self.mismatch {
             eprintln!("batchdoku: record counts differ: {m}");
         }
-        if !args.run.quiet {
+        if !self.args.run.quiet {
             eprintln!(
-                "batchdoku: {checked} records checked: {passed} passed, {} failed ({seconds:.3} s): {verdict}",
-                failures.len()
+                "batchdoku: {} records checked: {} passed, {} failed ({:.3} s): {}",
+                self.checked,
+                self.passed(),
+                self.failures.len(),
+                self.seconds,
+                self.verdict()
             );
         }
-    } else if args.format == "json" {
-        let list: Vec<serde_json::Value> = failures
+        Ok(())
+    }
+
+    /// `--format json`: one object, every failure located.
+    fn json(&self) -> anyhow::Result<()> {
+        let list: Vec<serde_json::Value> = self
+            .failures
             .iter()
             .map(|f| {
                 let (answer_file, answer_line) =
                     f.answer_at.unwrap_or((f.puzzle_file, f.puzzle_line));
                 serde_json::json!({
                     "record": f.record,
-                    "puzzle_file": puzzle_sources[f.puzzle_file].name(),
+                    "puzzle_file": self.puzzles[f.puzzle_file].name(),
                     "puzzle_line": f.puzzle_line,
-                    "answer_file": answer_names[answer_file].name(),
+                    "answer_file": self.answers[answer_file].name(),
                     "answer_line": answer_line,
                     "reason": f.failure.to_string(),
                 })
             })
             .collect();
+        let answers = self.args.answers.as_ref().unwrap_or(&self.args.puzzles);
         let report = serde_json::json!({
-            "puzzles": puzzles_name,
-            "answers": answers_name,
-            "records": checked,
-            "passed": passed,
-            "failed": failures.len(),
-            "count_mismatch": mismatch,
-            "seconds": seconds,
+            "puzzles": self.args.puzzles.display().to_string(),
+            "answers": answers.display().to_string(),
+            "records": self.checked,
+            "passed": self.passed(),
+            "failed": self.failures.len(),
+            "count_mismatch": self.mismatch,
+            "seconds": self.seconds,
             "failures": list,
         });
-        print_stdout(&(serde_json::to_string_pretty(&report)? + "\n"))?;
-    } else {
+        print_stdout(&(serde_json::to_string_pretty(&report)? + "\n"))
+    }
+
+    /// `--format text`: the first failures in full, then the verdict.
+    fn text(&self) -> anyhow::Result<()> {
         let mut text = String::new();
-        for f in failures.iter().take(SHOWN) {
+        for f in self.failures.iter().take(SHOWN) {
             let answer_at = match f.answer_at {
-                Some((file, line)) => format!(", {}:{line}", answer_names[file].name()),
+                Some((file, line)) => format!(", {}:{line}", self.answers[file].name()),
                 None => String::new(),
             };
             let _ = writeln!(
                 text,
                 "record {} ({}:{}{answer_at}): {}",
                 f.record,
-                puzzle_sources[f.puzzle_file].name(),
+                self.puzzles[f.puzzle_file].name(),
                 f.puzzle_line,
                 f.failure
             );
         }
-        if failures.len() > SHOWN {
-            let _ = writeln!(text, "... and {} more failures", failures.len() - SHOWN);
+        if self.failures.len() > SHOWN {
+            let _ = writeln!(
+                text,
+                "... and {} more failures",
+                self.failures.len() - SHOWN
+            );
         }
-        if let Some(m) = &mismatch {
+        if let Some(m) = self.mismatch {
             let _ = writeln!(text, "record counts differ: {m}");
         }
-        let verdict = if failures.is_empty() && mismatch.is_none() {
-            "all answers are right"
-        } else {
-            "FAILED"
-        };
         let _ = writeln!(
             text,
-            "{checked} records checked: {passed} passed, {} failed ({:.3} s): {verdict}",
-            failures.len(),
-            seconds
+            "{} records checked: {} passed, {} failed ({:.3} s): {}",
+            self.checked,
+            self.passed(),
+            self.failures.len(),
+            self.seconds,
+            self.verdict()
         );
-        print_stdout(&text)?;
+        print_stdout(&text)
     }
-    Ok(if failures.is_empty() && mismatch.is_none() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
 }

@@ -6,6 +6,7 @@
 //! located by file and line.
 
 use crate::engine::Source;
+use crate::puzzle::grid::ParseError;
 use crate::read::answers::{detect_answers, AnswerColumns, AnswerFormat};
 use crate::read::mapfile::MappedFile;
 use crate::read::parquet::{self, TableSource};
@@ -14,9 +15,28 @@ use crate::read::{
     record_text_end, records, trim_line_end, ColumnSpec, Framing, InputFormat, ParsedRecord,
     StreamChunks, ANSWER_COLUMNS, MAX_RECORD, PUZZLE_COLUMNS,
 };
+use crate::Puzzle;
 use anyhow::{bail, Context};
 use std::io::Read;
 use std::sync::Arc;
+
+/// Records checked per parallel job.
+pub const BATCH: usize = 4096;
+
+/// One puzzle and its answer, as paired (and copied out of the inputs) on
+/// the reading thread.
+pub struct Pair {
+    pub record: u64,
+    /// The puzzle's file (an index into the puzzles' files) and line.
+    pub puzzle_file: usize,
+    pub puzzle_line: u64,
+    pub puzzle: Result<Puzzle, ParseError>,
+    /// The puzzle's record text, kept when it carries its own answer, and
+    /// the answer's column in a CSV record.
+    pub puzzle_raw: Vec<u8>,
+    pub answer_column: Option<AnswerColumns>,
+    pub answer: Option<Answer>,
+}
 
 /// The bytes of one input file, whole (mapped) or a chunk at a time (a
 /// stream), each with the line number of its first line.
@@ -805,5 +825,108 @@ pub fn answer_column(
              --answer-column N for a file without one"
         ),
         (None, None) => Ok(AnswerColumns::single(puzzle_column + 1)),
+    }
+}
+
+/// The pairs of a puzzle input and its answers (an input of their own, a
+/// column beside the puzzles, or the text after each puzzle), made in
+/// batches of [`BATCH`] on the calling thread (cheap splitting and
+/// copying) for a pool to check. Ends early, with [`PairBatches::mismatch`]
+/// saying so, when one side runs out before the other.
+pub struct PairBatches<'a> {
+    puzzles: PuzzleFiles<'a>,
+    answers: Option<AnswerFiles<'a>>,
+    /// Answers of their own: the puzzle's text need not be kept.
+    separate: bool,
+    /// Records paired so far.
+    record: u64,
+    mismatch: Option<String>,
+    puzzles_name: String,
+    answers_name: String,
+}
+
+impl<'a> PairBatches<'a> {
+    /// `puzzles_name` and `answers_name` name the two sides in the message
+    /// of a mismatch.
+    pub fn new(
+        puzzles: PuzzleFiles<'a>,
+        answers: Option<AnswerFiles<'a>>,
+        puzzles_name: String,
+        answers_name: String,
+    ) -> PairBatches<'a> {
+        PairBatches {
+            separate: answers.is_some(),
+            puzzles,
+            answers,
+            record: 0,
+            mismatch: None,
+            puzzles_name,
+            answers_name,
+        }
+    }
+
+    /// Why the pairing stopped before the end of both sides: one ran out
+    /// after N records while the other has more.
+    pub fn mismatch(&self) -> Option<&str> {
+        self.mismatch.as_deref()
+    }
+}
+
+impl Iterator for PairBatches<'_> {
+    type Item = anyhow::Result<Vec<Pair>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.mismatch.is_some() {
+            return None;
+        }
+        let (separate, puzzles_name, answers_name) =
+            (self.separate, &self.puzzles_name, &self.answers_name);
+        let record = &mut self.record;
+        let mut batch: Vec<Pair> = Vec::with_capacity(BATCH);
+        let read = self.puzzles.read(BATCH, |file, answer_column, p| {
+            *record += 1;
+            batch.push(Pair {
+                record: *record,
+                puzzle_file: file,
+                puzzle_line: p.line,
+                puzzle: p.puzzle,
+                puzzle_raw: if separate { Vec::new() } else { p.raw.to_vec() },
+                answer_column,
+                answer: None,
+            });
+        });
+        if let Err(e) = read {
+            return Some(Err(e));
+        }
+        if let Some(answers) = &mut self.answers {
+            for i in 0..batch.len() {
+                match answers.next_answer() {
+                    Ok(Some(a)) => batch[i].answer = Some(a),
+                    Ok(None) => {
+                        let done = batch[i].record - 1;
+                        self.mismatch = Some(format!(
+                            "{answers_name} ran out after {done} records; {puzzles_name} has more"
+                        ));
+                        batch.truncate(i);
+                        break;
+                    }
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+            if batch.len() < BATCH && self.mismatch.is_none() {
+                // The puzzles ran out: the answers must have too.
+                match answers.next_answer() {
+                    Ok(Some(_)) => {
+                        self.mismatch = Some(format!(
+                            "{puzzles_name} ran out after {} records; {answers_name} has more",
+                            self.record
+                        ))
+                    }
+                    Ok(None) => {}
+                    Err(e) => return Some(Err(e)),
+                }
+            }
+        }
+        (!batch.is_empty()).then_some(Ok(batch))
     }
 }

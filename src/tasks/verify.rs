@@ -4,10 +4,11 @@
 //! then proves the claim or says, in a [`Failure`], exactly what is wrong
 //! with it.
 
+use crate::engine::pairs::Pair;
 use crate::puzzle::grid::{Grid, ParseError, Unit, CELLS, COL_OF, ROW_OF};
 use crate::puzzle::Puzzle;
 use crate::puzzle::Status;
-use crate::read::answers::Claim;
+use crate::read::answers::{column_answer, embedded_answer, parse_answer, BadAnswer, Claim};
 use crate::solver::Solver;
 use std::fmt;
 
@@ -336,6 +337,55 @@ fn count_needed(claim: &Claim, options: CheckOptions) -> Result<Option<Need>, Fa
         None if options.unique => Some(Need::AtLeast(1, "a solution".into())),
         need => need,
     })
+}
+
+/// A wrong answer, located.
+pub struct Located {
+    pub record: u64,
+    pub puzzle_file: usize,
+    pub puzzle_line: u64,
+    /// The answer's file (in the answers' files) and line, when it has
+    /// its own.
+    pub answer_at: Option<(usize, u64)>,
+    pub failure: Failure,
+}
+
+/// Checks a batch of pairs (each answer read, then its claim checked
+/// against its puzzle with `solver`): the wrong ones, located, in order.
+pub fn check_pairs(
+    solver: &mut dyn Solver,
+    batch: Vec<Pair>,
+    options: CheckOptions,
+) -> Vec<Located> {
+    let mut found = Vec::new();
+    for pair in batch {
+        let claim = match &pair.answer {
+            Some(a) if a.too_long => Err(BadAnswer(ParseError::RecordTooLong.to_string())),
+            Some(a) => parse_answer(a.format, &a.text),
+            // A stream keeps only the start of such a record.
+            None if matches!(pair.puzzle, Err(ParseError::RecordTooLong)) => {
+                Err(BadAnswer(ParseError::RecordTooLong.to_string()))
+            }
+            None => match pair.answer_column {
+                Some(k) => column_answer(&pair.puzzle_raw, k),
+                None => embedded_answer(&pair.puzzle_raw),
+            },
+        };
+        let outcome = match claim {
+            Ok(claim) => check(solver, &pair.puzzle, &claim, options),
+            Err(e) => Err(Failure::Unreadable(e.0)),
+        };
+        if let Err(failure) = outcome {
+            found.push(Located {
+                record: pair.record,
+                puzzle_file: pair.puzzle_file,
+                puzzle_line: pair.puzzle_line,
+                answer_at: pair.answer.as_ref().map(|a| (a.file, a.line)),
+                failure,
+            });
+        }
+    }
+    found
 }
 
 #[cfg(test)]
