@@ -177,7 +177,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     );
     let records_done = match result {
         Ok(n) => n,
-        Err((stop, n)) => return Ok(stopped(stop, n, &mut output)),
+        Err((stop, n)) => return Ok(stopped(stop, n, &mut output, None)),
     };
     output.finish()?;
     if !args.read.run.quiet {

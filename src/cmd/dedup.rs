@@ -5,7 +5,6 @@ use super::output::{refuse_output_as_input, Output};
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::run_args::per_sec;
 use super::INTERRUPTED;
-use crate::engine::pipeline::Stop;
 use crate::engine::{open_sources, Halt};
 use crate::read::{records, InputFormat};
 use crate::tasks::canon::Canonicalizer;
@@ -331,20 +330,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             },
         );
         if let Err((stop, n)) = result {
-            if let Some(r) = report.as_mut() {
-                // Like the output (see `stopped`): an input refused before
-                // any record leaves no report behind.
-                let refused = matches!(
-                    stop,
-                    Stop::Source(Halt::Read(_)) | Stop::Sink(Halt::Read(_))
-                );
-                if refused && n == 0 {
-                    r.discard();
-                } else {
-                    let _ = r.flush();
-                }
-            }
-            return Ok(stopped(stop, n, &mut output));
+            return Ok(stopped(stop, n, &mut output, report.as_mut()));
         }
         if !checking {
             training_classes = Some(classes.len());

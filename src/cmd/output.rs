@@ -255,6 +255,23 @@ impl Output {
     }
 }
 
+/// An input stopped the run before any record was written (and none is
+/// kept from an earlier run): `output` and the file written `beside` it
+/// (a report, an npy array's statuses) are removed, partial and run
+/// record, since there is nothing to resume, and the error says so.
+pub fn refused_before_any_record(
+    e: &anyhow::Error,
+    output: &mut Output,
+    beside: Option<&mut Output>,
+) {
+    let discarded = output.discard();
+    if let Some(beside) = beside {
+        beside.discard();
+    }
+    let nothing = if discarded { "; no output written" } else { "" };
+    eprintln!("batchdoku: error: {e:#}{nothing}");
+}
+
 /// What differs between the run that made a partial output and this one,
 /// field by field (inputs one by one), in words.
 fn differences(was: &serde_json::Value, now: &serde_json::Value) -> Vec<String> {

@@ -3,9 +3,9 @@
 //! jobs on the pool, their results handed on in input order, the progress
 //! bar, and how a run that stops early is told.
 
-use super::output::Output;
+use super::output::{refused_before_any_record, Output};
 use super::progress::Progress;
-use super::run_args::RunArgs;
+use super::run_args::{per_sec, RunArgs};
 use super::INTERRUPTED;
 use crate::engine::pipeline::{run_ordered, BufferPool, Stop};
 use crate::engine::{forced_format, Halt, InputGuard, Job, Jobs, Source, INPUT_FORMS};
@@ -161,23 +161,27 @@ pub fn each_job<T: Send>(
         .map_err(|stop| (stop, records_done))
 }
 
-/// Says on stderr why a run stopped early, keeps what `output` holds (a
-/// file stays `.partial`), and gives the exit code: 0 when only the reader
-/// of standard output went away (`| head`), else 1.
-pub fn stopped(stop: Stop<Halt>, records_done: u64, output: &mut Output) -> ExitCode {
+/// Says on stderr why a run stopped early, keeps what `output` and the
+/// file written `beside` it (dedup's report) hold (a file stays
+/// `.partial`), or removes both when an input stopped the run before any
+/// record, and gives the exit code: 0 when only the reader of standard
+/// output went away (`| head`), else 1.
+pub fn stopped(
+    stop: Stop<Halt>,
+    records_done: u64,
+    output: &mut Output,
+    mut beside: Option<&mut Output>,
+) -> ExitCode {
+    if let Some(beside) = beside.as_mut() {
+        let _ = beside.flush();
+    }
     let _ = output.flush();
     match stop {
         Stop::Source(Halt::Interrupted) | Stop::Sink(Halt::Interrupted) => {
             eprintln!("batchdoku: interrupted after {records_done} records")
         }
         Stop::Source(Halt::Read(e)) | Stop::Sink(Halt::Read(e)) if records_done == 0 => {
-            // Stopped by an input before any record: nothing to keep.
-            let nothing = if output.discard() {
-                "; no output written"
-            } else {
-                ""
-            };
-            eprintln!("batchdoku: error: {e:#}{nothing}");
+            refused_before_any_record(&e, output, beside);
             return ExitCode::from(1);
         }
         Stop::Source(Halt::Read(e)) | Stop::Sink(Halt::Read(e)) => {
@@ -201,12 +205,6 @@ pub fn stopped(stop: Stop<Halt>, records_done: u64, output: &mut Output) -> Exit
 
 /// Records per second for a summary line.
 pub fn per_second(records: u64, started: Instant) -> String {
-    if records == 0 {
-        "-".to_string()
-    } else {
-        format!(
-            "{:.0}",
-            records as f64 / started.elapsed().as_secs_f64().max(1e-9)
-        )
-    }
+    per_sec(records, started.elapsed().as_secs_f64())
+        .map_or_else(|| "-".to_string(), |rate| format!("{rate:.0}"))
 }

@@ -34,7 +34,6 @@ pub(super) struct Done {
 /// The options every job of a run is solved with.
 pub(super) struct Work<'a> {
     sources: &'a [Source],
-    names: Vec<String>,
     several: bool,
     solver: SolverKind,
     limit: u32,
@@ -46,7 +45,6 @@ impl<'a> Work<'a> {
     pub(super) fn new(args: &Args, sources: &'a [Source]) -> Work<'a> {
         Work {
             sources,
-            names: sources.iter().map(|s| s.name().to_string()).collect(),
             several: sources.len() > 1,
             solver: args.solver,
             limit: args.limit,
@@ -57,7 +55,7 @@ impl<'a> Work<'a> {
 
     /// Loads `job` and solves its records into a buffer from `buffers`.
     pub(super) fn solve(&self, job: Job, buffers: &BufferPool) -> anyhow::Result<Done> {
-        let (several, names, format) = (self.several, &self.names, self.format);
+        let (several, format) = (self.several, self.format);
         let job = job.load(self.sources)?;
         let chunk = Chunk {
             data: &job.data,
@@ -75,7 +73,7 @@ impl<'a> Work<'a> {
         let spec = ChunkJob {
             limit: self.limit,
             format,
-            file: several.then(|| names[job.file].as_str()),
+            file: several.then(|| self.sources[job.file].name()),
             keep,
         };
         let mut solver = self.solver.build();
@@ -86,7 +84,7 @@ impl<'a> Work<'a> {
             let schema = chunk_schema(several, kept, job.others.as_ref());
             results_batch(
                 &out,
-                several.then(|| names[job.file].as_str()),
+                several.then(|| self.sources[job.file].name()),
                 kept.map_or(0, |(k, h)| kept_names(h, k).len()),
                 job.others.as_ref(),
                 &schema,

@@ -9,7 +9,7 @@ use super::files::{
 };
 use super::work::Done;
 use super::{Args, MALFORMED_SHOWN};
-use crate::cmd::output::{partial_name, Output};
+use crate::cmd::output::{partial_name, refused_before_any_record, Output};
 use crate::cmd::progress::Progress;
 use crate::engine::pipeline::{BufferPool, Stop};
 use crate::engine::solve::Stats;
@@ -28,7 +28,6 @@ use std::time::Instant;
 /// The output of a run and what the writer has done with it.
 pub(super) struct Writer<'a> {
     sources: &'a [Source],
-    names: Vec<String>,
     several: bool,
     format: OutputFormat,
     keep_columns: bool,
@@ -100,7 +99,6 @@ impl<'a> Writer<'a> {
         WRITTEN.store(already, Ordering::SeqCst);
         Ok(Writer {
             sources,
-            names: sources.iter().map(|s| s.name().to_string()).collect(),
             several,
             format: args.format,
             keep_columns: args.keep_columns,
@@ -235,7 +233,7 @@ impl<'a> Writer<'a> {
                 if self.shown < MALFORMED_SHOWN {
                     progress.println(&format!(
                         "batchdoku: warning: {}:{}: malformed: {}",
-                        self.names[done.file],
+                        sources[done.file].name(),
                         m.line + rebase,
                         m.error
                     ));
@@ -315,12 +313,7 @@ impl<'a> Writer<'a> {
         // Stopped by an input before any record was written, with none
         // from an earlier run: no partial file to keep or resume.
         if let (Halt::Read(e), 0, 0) = (&halt, already, written) {
-            let discarded = output.discard();
-            if let Some(side) = self.statuses.as_mut() {
-                side.discard();
-            }
-            let nothing = if discarded { "; no output written" } else { "" };
-            eprintln!("batchdoku: error: {e:#}{nothing}");
+            refused_before_any_record(e, &mut output, self.statuses.as_mut());
             return (ExitCode::from(1), false);
         }
         let write_failed = matches!(halt, Halt::Write(_)) || flushed.is_err();

@@ -1453,6 +1453,20 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
+    /// Reads `t` from its first row, 50 rows a range, up to the first
+    /// error: the rows read before it, and the error's text (the table
+    /// must have one).
+    fn rows_before_the_error(t: &TableSource) -> (u64, String) {
+        let mut next = 0;
+        loop {
+            let r = t.range(next, 50).unwrap();
+            match t.read(r) {
+                Ok(read) => next += read.rows as u64,
+                Err(e) => return (next, e.to_string()),
+            }
+        }
+    }
+
     #[test]
     fn a_damaged_page_header_is_refused_before_parquet_reads_it() {
         // parquet 59 alone loops over the items such a header claims (up
@@ -1486,14 +1500,7 @@ mod tests {
             // The first group read in lanes, the second's page walk failed.
             assert!(!t.groups[0].pages.is_empty());
             assert!(t.groups[1].pages.is_empty());
-            let mut next = 0;
-            let err = loop {
-                let r = t.range(next, 50).unwrap();
-                match t.read(r) {
-                    Ok(read) => next += read.rows as u64,
-                    Err(e) => break e.to_string(),
-                }
-            };
+            let (next, err) = rows_before_the_error(&t);
             assert_eq!(next, 200);
             assert!(
                 err.contains(&format!("the page header at byte {second}: ")),
@@ -1546,14 +1553,7 @@ mod tests {
             let t = TableSource::open(&path, None, &["puzzle"], "puzzles", keep, 0)
                 .unwrap()
                 .in_lanes_of(lanes, 1);
-            let mut next = 0;
-            let err = loop {
-                let r = t.range(next, 50).unwrap();
-                match t.read(r) {
-                    Ok(read) => next += read.rows as u64,
-                    Err(e) => break e.to_string(),
-                }
-            };
+            let (next, err) = rows_before_the_error(&t);
             assert_eq!(next, 200, "the first group reads whole");
             assert!(err.contains("damaged page"), "{err}");
             assert!(err.contains("num_bits"), "{err}");

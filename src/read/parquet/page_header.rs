@@ -176,6 +176,12 @@ pub(super) struct WalkedFields {
     structs: u64,
 }
 
+/// A zigzag-encoded integer (0, -1, 1, -2, ... as 0, 1, 2, 3, ...), as the
+/// crate decodes field ids and integers, before it cuts them to size.
+fn zigzag(v: u64) -> i64 {
+    (v >> 1) as i64 ^ -((v & 1) as i64)
+}
+
 /// A walk through Thrift compact bytes.
 pub(super) struct HeaderWalk<'a> {
     bytes: &'a [u8],
@@ -250,8 +256,7 @@ impl HeaderWalk<'_> {
             last.checked_add(i16::from(delta))
                 .ok_or("a field id past 32,767")?
         } else {
-            let v = self.varint()?;
-            ((v >> 1) as i64 ^ -((v & 1) as i64)) as i16
+            zigzag(self.varint()?) as i16
         };
         Ok(Some((t, id)))
     }
@@ -264,8 +269,7 @@ impl HeaderWalk<'_> {
             match which.field(id) {
                 HeaderField::Int => {
                     // Zigzag, then cut to an i32, as the crate reads one.
-                    let v = self.varint()?;
-                    let v = ((v >> 1) as i64 ^ -((v & 1) as i64)) as i32;
+                    let v = zigzag(self.varint()?) as i32;
                     if id == 1 {
                         seen.page_type = Some(v);
                     }
