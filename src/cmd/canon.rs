@@ -1,19 +1,16 @@
 //! `batchdoku canon`: each puzzle's canonical (minlex) form.
 
-use super::output::{refuse_output_as_input, Output};
-use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
+use super::records::{per_second, Done, ReadArgs, RecordRun};
 use super::run_args::per_sec;
 use super::INTERRUPTED;
-use crate::engine::{open_sources, Halt};
+use crate::engine::Job;
 use crate::read::records;
 use crate::tasks::canon::Canonicalizer;
 use crate::write::{csv_field, one_line, RAW_SHOWN};
-use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 /// Write each puzzle's canonical form, the same for every disguise of it.
 ///
@@ -79,87 +76,28 @@ enum Format {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let sources = open_sources(&args.files)?;
-    let several = sources.len() > 1;
-    let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let format = match args.format.as_str() {
         "csv" => Format::Csv,
         "jsonl" => Format::Jsonl,
         _ => Format::Line,
     };
-    let pool = args.read.run.pool()?;
-    let threads = pool.current_num_threads();
-    if let Some(path) = &args.output {
-        refuse_output_as_input(&sources, path)?;
-    }
-    let mut output = Output::create(args.output.as_deref(), None)?;
-    if format == Format::Csv {
-        let file = if several { "file," } else { "" };
-        output
-            .write_all(
-                format!("{file}line,puzzle,status,canonical,automorphisms,clues\n").as_bytes(),
-            )
-            .context("cannot write the output")?;
-    }
-    stop_on_ctrl_c();
-    let progress = args.read.progress(&sources);
-    let started = Instant::now();
+    let header = |several: bool| match (format, several) {
+        (Format::Csv, true) => "file,line,puzzle,status,canonical,automorphisms,clues\n",
+        (Format::Csv, false) => "line,puzzle,status,canonical,automorphisms,clues\n",
+        _ => "",
+    };
+    let mut run = RecordRun::open(&args.files, args.output.as_deref(), &args.read, header)?;
+    let several = run.several();
+    let names = run.names.clone();
     let mut total = Tally::default();
     let mut shown = 0u64;
-    let jobs = args.read.jobs(&sources, threads);
-    let result = each_job(
-        &pool,
-        &sources,
-        jobs,
-        &progress,
+    let records_done = match run.each(
+        &args.read,
         |job, out| {
-            let mut canon = Canonicalizer::new();
-            let mut tally = Tally {
-                file: job.file,
-                ..Tally::default()
-            };
             let file = several.then(|| names[job.file].as_str());
-            let mut n = 0;
-            let mut complete = true;
-            for rec in records(&job.data, job.first_line, job.format) {
-                if INTERRUPTED.load(Ordering::Relaxed) {
-                    complete = false;
-                    break;
-                }
-                n += 1;
-                let (puzzle, result) = match rec.givens() {
-                    Err(e) => {
-                        tally.malformed += 1;
-                        tally.note(rec.line, format!("malformed: {e}"));
-                        (one_line(rec.raw, Some(RAW_SHOWN)), Err("malformed"))
-                    }
-                    Ok(g) => match g.validate() {
-                        Err(conflict) => {
-                            tally.invalid += 1;
-                            tally.note(rec.line, format!("invalid: {conflict}"));
-                            (g.to_line(), Err("invalid"))
-                        }
-                        Ok(()) => {
-                            let c = canon
-                                .canonical(&g)
-                                .expect("a valid grid repeats no digit in a line");
-                            tally.canonical += 1;
-                            (
-                                g.to_line(),
-                                Ok((c.grid.to_line(), c.automorphisms, g.clue_count())),
-                            )
-                        }
-                    },
-                };
-                write_record(format, file, rec.line, &puzzle, &result, out);
-            }
-            Ok(Done {
-                value: tally,
-                records: n,
-                complete,
-            })
+            Ok(canon_job(job, format, file, out))
         },
-        |bytes, tally| {
+        |tally, progress| {
             if !args.read.run.quiet {
                 for (line, what) in &tally.bad {
                     if shown < WARNINGS_SHOWN {
@@ -172,14 +110,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             total.canonical += tally.canonical;
             total.invalid += tally.invalid;
             total.malformed += tally.malformed;
-            output.write_all(bytes).map_err(Halt::Write)
         },
-    );
-    let records_done = match result {
+    ) {
         Ok(n) => n,
-        Err((stop, n)) => return Ok(stopped(stop, n, &mut output, None)),
+        Err(code) => return Ok(code),
     };
-    output.finish()?;
+    run.output.finish()?;
+    let seconds = run.seconds();
     if !args.read.run.quiet {
         let bad = total.malformed + total.invalid;
         if bad > shown {
@@ -189,15 +126,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
         eprintln!(
-            "{records_done} records in {:.3} s ({}/s): {} canonical forms, {} invalid, {} malformed",
-            started.elapsed().as_secs_f64(),
-            per_second(records_done, started),
+            "{records_done} records in {seconds:.3} s ({}/s): {} canonical forms, {} invalid, {} malformed",
+            per_second(records_done, seconds),
             total.canonical,
             total.invalid,
             total.malformed
         );
     }
-    let seconds = started.elapsed().as_secs_f64();
     args.read.run.write_stats(&serde_json::json!({
         "records": records_done,
         "canonical": total.canonical,
@@ -205,9 +140,57 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "malformed": total.malformed,
         "seconds": seconds,
         "records_per_sec": per_sec(records_done, seconds),
-        "threads": pool.current_num_threads(),
+        "threads": run.pool.current_num_threads(),
     }))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A job's records as canonical forms (or status words) into `out`.
+fn canon_job(job: &Job, format: Format, file: Option<&str>, out: &mut Vec<u8>) -> Done<Tally> {
+    let mut canon = Canonicalizer::new();
+    let mut tally = Tally {
+        file: job.file,
+        ..Tally::default()
+    };
+    let mut n = 0;
+    let mut complete = true;
+    for rec in records(&job.data, job.first_line, job.format) {
+        if INTERRUPTED.load(Ordering::Relaxed) {
+            complete = false;
+            break;
+        }
+        n += 1;
+        let (puzzle, result) = match rec.givens() {
+            Err(e) => {
+                tally.malformed += 1;
+                tally.note(rec.line, format!("malformed: {e}"));
+                (one_line(rec.raw, Some(RAW_SHOWN)), Err("malformed"))
+            }
+            Ok(g) => match g.validate() {
+                Err(conflict) => {
+                    tally.invalid += 1;
+                    tally.note(rec.line, format!("invalid: {conflict}"));
+                    (g.to_line(), Err("invalid"))
+                }
+                Ok(()) => {
+                    let c = canon
+                        .canonical(&g)
+                        .expect("a valid grid repeats no digit in a line");
+                    tally.canonical += 1;
+                    (
+                        g.to_line(),
+                        Ok((c.grid.to_line(), c.automorphisms, g.clue_count())),
+                    )
+                }
+            },
+        };
+        write_record(format, file, rec.line, &puzzle, &result, out);
+    }
+    Done {
+        value: tally,
+        records: n,
+        complete,
+    }
 }
 
 impl Tally {

@@ -1,14 +1,16 @@
 //! `batchdoku dedup`: one record per class of equivalent puzzles, or the
 //! records of a test set that no training puzzle repeats in disguise.
 
-use super::output::{refuse_output_as_input, Output};
+use super::output::refuse_output_as_input;
+use super::progress::Progress;
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::run_args::per_sec;
 use super::INTERRUPTED;
-use crate::engine::{open_sources, Halt};
+use crate::engine::{open_sources, Halt, Job, Source};
 use crate::read::{records, InputFormat};
 use crate::tasks::canon::Canonicalizer;
 use crate::tasks::classes::{ClassSet, PackedForm, Seen};
+use crate::write::output::Output;
 use crate::write::{csv_field, one_line};
 use anyhow::Context;
 use std::io::Write;
@@ -106,274 +108,50 @@ struct Tally {
     shown: u64,
 }
 
+/// A CSV header, or none.
+type Header = Option<std::sync::Arc<Vec<String>>>;
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    // (open_sources reads standard input for an empty list.)
-    let train = if args.against.is_empty() {
-        Vec::new()
-    } else {
-        open_sources(&args.against)?
-    };
-    if !args.against.is_empty() && args.files.is_empty() {
-        anyhow::bail!("--against needs the files to check: dedup FILES --against TRAIN");
-    }
-    let sources = open_sources(&args.files)?;
-    // Files are named by position: TRAIN files first, then FILES.
-    let names: Vec<String> = train
-        .iter()
-        .chain(&sources)
-        .map(|s| s.name().to_string())
-        .collect();
-    if names.len() >= 1 << 20 {
-        anyhow::bail!("too many input files ({})", names.len());
-    }
-    // The names as report fields, escaped once.
-    let csv_names: Vec<Vec<u8>> = names
-        .iter()
-        .map(|n| {
-            let mut field = Vec::new();
-            csv_field(one_line(n.as_bytes(), None).as_bytes(), &mut field);
-            field
-        })
-        .collect();
-    let mut row = Vec::new();
+    let (train, sources) = open_inputs(&args)?;
     let pool = args.read.run.pool()?;
     for path in args.output.iter().chain(&args.report) {
         refuse_output_as_input(&sources, path)?;
         refuse_output_as_input(&train, path)?;
     }
-    let mut output = Output::create(args.output.as_deref(), None)?;
-    let mut report = match &args.report {
-        Some(path) => {
-            let mut r = Output::create(Some(path), None)?;
-            r.write_all(b"file,line,duplicate_of_file,duplicate_of_line\n")
-                .context("cannot write the report")?;
-            Some(r)
-        }
-        None => None,
-    };
-    let mut classes = ClassSet::new().with_context(|| {
-        format!(
-            "cannot create the temporary file of forms in {} (TMPDIR)",
-            std::env::temp_dir().display()
-        )
-    })?;
+    let mut decider = Decider::create(&args, &train, &sources)?;
     stop_on_ctrl_c();
     let started = Instant::now();
-    let mut tally = Tally::default();
     // Classes of the training set (with --against), for the statistics.
     let mut training_classes = None;
-    // The header of the first input written (`Some(None)`: it had none).
-    let mut header_written: Option<Option<std::sync::Arc<Vec<String>>>> = None;
-    // Pass 1 (with --against): the training classes.
-    for (pass, (list, offset)) in [(&train, 0), (&sources, train.len())]
-        .into_iter()
-        .enumerate()
-    {
-        let checking = pass == 1;
-        if list.is_empty() && !checking {
-            continue;
+    if !train.is_empty() {
+        if let Err(code) = decider.pass(&args.read, &pool, &train, 0, false) {
+            return Ok(code);
         }
-        let progress = args.read.progress(list);
-        let threads = pool.current_num_threads();
-        let jobs = args.read.jobs(list, threads);
-        let against = !train.is_empty();
-        let result = each_job(
-            &pool,
-            list,
-            jobs,
-            &progress,
-            |job, out| {
-                let mut canon = Canonicalizer::new();
-                let mut chunk = Chunk {
-                    file: offset + job.file,
-                    classed: Vec::new(),
-                    bad: Vec::new(),
-                    header: job.header.clone(),
-                };
-                let binary = matches!(job.format, InputFormat::Npy(_) | InputFormat::Rows);
-                let mut n = 0;
-                let mut complete = true;
-                for rec in records(&job.data, job.first_line, job.format) {
-                    if INTERRUPTED.load(Ordering::Relaxed) {
-                        complete = false;
-                        break;
-                    }
-                    n += 1;
-                    let g = match rec.givens() {
-                        Ok(g) => g,
-                        Err(e) => {
-                            chunk.bad.push((rec.line, format!("malformed: {e}")));
-                            continue;
-                        }
-                    };
-                    if let Err(conflict) = g.validate() {
-                        chunk.bad.push((rec.line, format!("invalid: {conflict}")));
-                        continue;
-                    }
-                    let form = canon
-                        .canonical(&g)
-                        .expect("a valid grid repeats no digit in a line");
-                    let start = out.len();
-                    if checking {
-                        if binary {
-                            out.extend_from_slice(g.to_line().as_bytes());
-                        } else {
-                            out.extend_from_slice(rec.raw);
-                        }
-                        out.push(b'\n');
-                    }
-                    chunk.classed.push(Classed {
-                        line: rec.line,
-                        form: PackedForm::new(&form.grid),
-                        text: start..out.len(),
-                    });
-                }
-                Ok(Done {
-                    value: chunk,
-                    records: n,
-                    complete,
-                })
-            },
-            |bytes, chunk| {
-                tally.records += (chunk.classed.len() + chunk.bad.len()) as u64;
-                tally.bad += chunk.bad.len() as u64;
-                if !args.read.run.quiet {
-                    for (line, what) in &chunk.bad {
-                        if tally.shown < WARNINGS_SHOWN {
-                            progress.println(&format!(
-                                "batchdoku: warning: {}:{line}: {what} (left out)",
-                                names[chunk.file]
-                            ));
-                            tally.shown += 1;
-                        }
-                    }
-                }
-                if let (true, Some(first)) = (checking, &header_written) {
-                    // One output, one layout: rows under another file's
-                    // header would be misread.
-                    let key = |h: &Option<std::sync::Arc<Vec<String>>>| {
-                        h.as_ref().map(|names| {
-                            names
-                                .iter()
-                                .map(|n| n.trim().to_lowercase())
-                                .collect::<Vec<_>>()
-                        })
-                    };
-                    if key(first) != key(&chunk.header) {
-                        let shown = |h: &Option<std::sync::Arc<Vec<String>>>| match h {
-                            Some(names) => format!("the header {}", names.join(",")),
-                            None => "no CSV header".to_string(),
-                        };
-                        return Err(Halt::Read(anyhow::anyhow!(
-                            "{} has {} but the first input has {}: dedup writes the rows of \
-                             one layout; dedup them apart, or give them the same columns",
-                            names[chunk.file],
-                            shown(&chunk.header),
-                            shown(first)
-                        )));
-                    }
-                }
-                if checking && header_written.is_none() {
-                    if let Some(header) = &chunk.header {
-                        let mut line = Vec::new();
-                        for (i, name) in header.iter().enumerate() {
-                            if i > 0 {
-                                line.push(b',');
-                            }
-                            csv_field(name.as_bytes(), &mut line);
-                        }
-                        line.push(b'\n');
-                        output.write_all(&line).map_err(Halt::Write)?;
-                    }
-                    header_written = Some(chunk.header.clone());
-                }
-                for c in &chunk.classed {
-                    let here = tag(chunk.file, c.line);
-                    let seen = if !checking {
-                        classes.insert(&c.form, here)
-                    } else if against {
-                        Ok(classes.find(&c.form).map_or(Seen::New, Seen::Before))
-                    } else {
-                        classes.insert(&c.form, here)
-                    };
-                    let seen = seen.map_err(|e| {
-                        Halt::Read(anyhow::Error::new(e).context(format!(
-                            "the temporary file of forms in {} (TMPDIR)",
-                            std::env::temp_dir().display()
-                        )))
-                    })?;
-                    if !checking {
-                        continue;
-                    }
-                    match seen {
-                        Seen::New => {
-                            tally.kept += 1;
-                            output
-                                .write_all(&bytes[c.text.clone()])
-                                .map_err(Halt::Write)?;
-                        }
-                        Seen::Before(first) => {
-                            tally.dropped += 1;
-                            if let Some(report) = report.as_mut() {
-                                let (file, line) = untag(first);
-                                row.clear();
-                                row.extend_from_slice(&csv_names[chunk.file]);
-                                let _ = write!(row, ",{},", c.line);
-                                row.extend_from_slice(&csv_names[file]);
-                                let _ = writeln!(row, ",{line}");
-                                report.write_all(&row).map_err(Halt::Write)?;
-                            }
-                        }
-                    }
-                }
-                Ok(())
-            },
-        );
-        if let Err((stop, n)) = result {
-            return Ok(stopped(stop, n, &mut output, report.as_mut()));
-        }
-        if !checking {
-            training_classes = Some(classes.len());
-            if !args.read.run.quiet {
-                eprintln!(
-                    "{} training classes from {} records",
-                    classes.len(),
-                    tally.records
-                );
-            }
-            tally = Tally {
-                shown: tally.shown,
-                ..Tally::default()
-            };
-        }
-    }
-    output.finish()?;
-    if let Some(r) = report.as_mut() {
-        r.finish()?;
-    }
-    if !args.read.run.quiet {
-        if tally.bad > tally.shown {
+        training_classes = Some(decider.classes.len());
+        if !args.read.run.quiet {
             eprintln!(
-                "batchdoku: warning: {} more bad records not shown",
-                tally.bad - tally.shown
+                "{} training classes from {} records",
+                decider.classes.len(),
+                decider.tally.records
             );
         }
-        let what = if train.is_empty() {
-            "duplicates"
-        } else {
-            "equivalent to a training puzzle"
+        decider.tally = Tally {
+            shown: decider.tally.shown,
+            ..Tally::default()
         };
-        eprintln!(
-            "{} records in {:.3} s ({}/s): {} kept, {} {what}, {} malformed or invalid left out",
-            tally.records,
-            started.elapsed().as_secs_f64(),
-            per_second(tally.records, started),
-            tally.kept,
-            tally.dropped,
-            tally.bad
-        );
     }
+    if let Err(code) = decider.pass(&args.read, &pool, &sources, train.len(), true) {
+        return Ok(code);
+    }
+    decider.output.finish()?;
+    if let Some(r) = decider.report.as_mut() {
+        r.finish()?;
+    }
+    let tally = &decider.tally;
     let seconds = started.elapsed().as_secs_f64();
+    if !args.read.run.quiet {
+        summary(tally, !train.is_empty(), seconds);
+    }
     args.read.run.write_stats(&serde_json::json!({
         "records": tally.records,
         "kept": tally.kept,
@@ -387,4 +165,308 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "threads": pool.current_num_threads(),
     }))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The training inputs (with --against) and the inputs to deduplicate or
+/// check.
+fn open_inputs(args: &Args) -> anyhow::Result<(Vec<Source>, Vec<Source>)> {
+    // (open_sources reads standard input for an empty list.)
+    let train = if args.against.is_empty() {
+        Vec::new()
+    } else {
+        open_sources(&args.against)?
+    };
+    if !args.against.is_empty() && args.files.is_empty() {
+        anyhow::bail!("--against needs the files to check: dedup FILES --against TRAIN");
+    }
+    let sources = open_sources(&args.files)?;
+    if train.len() + sources.len() >= 1 << 20 {
+        anyhow::bail!("too many input files ({})", train.len() + sources.len());
+    }
+    Ok((train, sources))
+}
+
+/// Each record's class, found on a worker: the records that are not
+/// puzzles or break a rule set apart, and when `checking` (the records may
+/// be written), the record's output text in `out`.
+fn class_job(job: &Job, out: &mut Vec<u8>, file: usize, checking: bool) -> Done<Chunk> {
+    let mut canon = Canonicalizer::new();
+    let mut chunk = Chunk {
+        file,
+        classed: Vec::new(),
+        bad: Vec::new(),
+        header: job.header.clone(),
+    };
+    let binary = matches!(job.format, InputFormat::Npy(_) | InputFormat::Rows);
+    let mut n = 0;
+    let mut complete = true;
+    for rec in records(&job.data, job.first_line, job.format) {
+        if INTERRUPTED.load(Ordering::Relaxed) {
+            complete = false;
+            break;
+        }
+        n += 1;
+        let g = match rec.givens() {
+            Ok(g) => g,
+            Err(e) => {
+                chunk.bad.push((rec.line, format!("malformed: {e}")));
+                continue;
+            }
+        };
+        if let Err(conflict) = g.validate() {
+            chunk.bad.push((rec.line, format!("invalid: {conflict}")));
+            continue;
+        }
+        let form = canon
+            .canonical(&g)
+            .expect("a valid grid repeats no digit in a line");
+        let start = out.len();
+        if checking {
+            if binary {
+                out.extend_from_slice(g.to_line().as_bytes());
+            } else {
+                out.extend_from_slice(rec.raw);
+            }
+            out.push(b'\n');
+        }
+        chunk.classed.push(Classed {
+            line: rec.line,
+            form: PackedForm::new(&form.grid),
+            text: start..out.len(),
+        });
+    }
+    Done {
+        value: chunk,
+        records: n,
+        complete,
+    }
+}
+
+/// The in-order side: the classes seen, and what becomes of each record
+/// (kept in the output, or a report row naming the record it repeats).
+struct Decider {
+    classes: ClassSet,
+    output: Output,
+    report: Option<Output>,
+    tally: Tally,
+    /// Inputs by position, TRAIN files first: their names for warnings,
+    /// and as report fields (escaped once).
+    names: Vec<String>,
+    csv_names: Vec<Vec<u8>>,
+    /// True with --against: records are looked up, not added.
+    against: bool,
+    quiet: bool,
+    /// The header of the first input written (`Some(None)`: it had none).
+    header_written: Option<Header>,
+    /// A report row, its buffer kept.
+    row: Vec<u8>,
+}
+
+impl Decider {
+    fn create(args: &Args, train: &[Source], sources: &[Source]) -> anyhow::Result<Decider> {
+        let names: Vec<String> = train
+            .iter()
+            .chain(sources)
+            .map(|s| s.name().to_string())
+            .collect();
+        let csv_names = names
+            .iter()
+            .map(|n| {
+                let mut field = Vec::new();
+                csv_field(one_line(n.as_bytes(), None).as_bytes(), &mut field);
+                field
+            })
+            .collect();
+        let output = Output::create(args.output.as_deref(), None)?;
+        let report = match &args.report {
+            Some(path) => {
+                let mut r = Output::create(Some(path), None)?;
+                r.write_all(b"file,line,duplicate_of_file,duplicate_of_line\n")
+                    .context("cannot write the report")?;
+                Some(r)
+            }
+            None => None,
+        };
+        let classes = ClassSet::new().with_context(|| {
+            format!(
+                "cannot create the temporary file of forms in {} (TMPDIR)",
+                std::env::temp_dir().display()
+            )
+        })?;
+        Ok(Decider {
+            classes,
+            output,
+            report,
+            tally: Tally::default(),
+            names,
+            csv_names,
+            against: !train.is_empty(),
+            quiet: args.read.run.quiet,
+            header_written: None,
+            row: Vec::new(),
+        })
+    }
+
+    /// One pass over `list` (whose first input is input number `offset`):
+    /// the training classes, or when `checking`, the records to keep or
+    /// leave out. Err: the exit code of a run that stopped.
+    fn pass(
+        &mut self,
+        read: &ReadArgs,
+        pool: &rayon::ThreadPool,
+        list: &[Source],
+        offset: usize,
+        checking: bool,
+    ) -> Result<(), ExitCode> {
+        let progress = read.progress(list);
+        let jobs = read.jobs(list, pool.current_num_threads());
+        let result = each_job(
+            pool,
+            list,
+            jobs,
+            &progress,
+            |job, out| Ok(class_job(job, out, offset + job.file, checking)),
+            |bytes, chunk| self.take(bytes, chunk, checking, &progress),
+        );
+        match result {
+            Ok(_) => Ok(()),
+            Err((stop, n)) => Err(stopped(stop, n, &mut self.output, self.report.as_mut())),
+        }
+    }
+
+    /// A job's records, in input order.
+    fn take(
+        &mut self,
+        bytes: &[u8],
+        chunk: Chunk,
+        checking: bool,
+        progress: &Progress,
+    ) -> Result<(), Halt> {
+        self.tally.records += (chunk.classed.len() + chunk.bad.len()) as u64;
+        self.tally.bad += chunk.bad.len() as u64;
+        if !self.quiet {
+            for (line, what) in &chunk.bad {
+                if self.tally.shown < WARNINGS_SHOWN {
+                    progress.println(&format!(
+                        "batchdoku: warning: {}:{line}: {what} (left out)",
+                        self.names[chunk.file]
+                    ));
+                    self.tally.shown += 1;
+                }
+            }
+        }
+        if checking {
+            self.write_header_once(&chunk)?;
+        }
+        for c in &chunk.classed {
+            let here = tag(chunk.file, c.line);
+            let seen = if checking && self.against {
+                Ok(self.classes.find(&c.form).map_or(Seen::New, Seen::Before))
+            } else {
+                self.classes.insert(&c.form, here)
+            };
+            let seen = seen.map_err(|e| {
+                Halt::Read(anyhow::Error::new(e).context(format!(
+                    "the temporary file of forms in {} (TMPDIR)",
+                    std::env::temp_dir().display()
+                )))
+            })?;
+            if checking {
+                self.decide(seen, bytes, &chunk, c)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the first checked input's CSV header; refuses an input of
+    /// another layout (rows under another file's header would be misread).
+    fn write_header_once(&mut self, chunk: &Chunk) -> Result<(), Halt> {
+        let Some(first) = &self.header_written else {
+            if let Some(header) = &chunk.header {
+                let mut line = Vec::new();
+                for (i, name) in header.iter().enumerate() {
+                    if i > 0 {
+                        line.push(b',');
+                    }
+                    csv_field(name.as_bytes(), &mut line);
+                }
+                line.push(b'\n');
+                self.output.write_all(&line).map_err(Halt::Write)?;
+            }
+            self.header_written = Some(chunk.header.clone());
+            return Ok(());
+        };
+        // Headers alike but for case and spaces are one layout.
+        let key = |h: &Header| {
+            h.as_ref().map(|names| {
+                names
+                    .iter()
+                    .map(|n| n.trim().to_lowercase())
+                    .collect::<Vec<_>>()
+            })
+        };
+        if key(first) == key(&chunk.header) {
+            return Ok(());
+        }
+        let shown = |h: &Header| match h {
+            Some(names) => format!("the header {}", names.join(",")),
+            None => "no CSV header".to_string(),
+        };
+        Err(Halt::Read(anyhow::anyhow!(
+            "{} has {} but the first input has {}: dedup writes the rows of \
+             one layout; dedup them apart, or give them the same columns",
+            self.names[chunk.file],
+            shown(&chunk.header),
+            shown(first)
+        )))
+    }
+
+    /// Keeps a record of a new class; reports one seen `Before`.
+    fn decide(&mut self, seen: Seen, bytes: &[u8], chunk: &Chunk, c: &Classed) -> Result<(), Halt> {
+        match seen {
+            Seen::New => {
+                self.tally.kept += 1;
+                self.output
+                    .write_all(&bytes[c.text.clone()])
+                    .map_err(Halt::Write)
+            }
+            Seen::Before(first) => {
+                self.tally.dropped += 1;
+                let Some(report) = self.report.as_mut() else {
+                    return Ok(());
+                };
+                let (file, line) = untag(first);
+                let row = &mut self.row;
+                row.clear();
+                row.extend_from_slice(&self.csv_names[chunk.file]);
+                let _ = write!(row, ",{},", c.line);
+                row.extend_from_slice(&self.csv_names[file]);
+                let _ = writeln!(row, ",{line}");
+                report.write_all(row).map_err(Halt::Write)
+            }
+        }
+    }
+}
+
+/// The summary on stderr.
+fn summary(tally: &Tally, against: bool, seconds: f64) {
+    if tally.bad > tally.shown {
+        eprintln!(
+            "batchdoku: warning: {} more bad records not shown",
+            tally.bad - tally.shown
+        );
+    }
+    let what = if against {
+        "equivalent to a training puzzle"
+    } else {
+        "duplicates"
+    };
+    eprintln!(
+        "{} records in {seconds:.3} s ({}/s): {} kept, {} {what}, {} malformed or invalid left out",
+        tally.records,
+        per_second(tally.records, seconds),
+        tally.kept,
+        tally.dropped,
+        tally.bad
+    );
 }

@@ -1,12 +1,12 @@
 //! `batchdoku generate`: write uniquely solvable puzzles.
 
-use super::output::Output;
 use super::run_args::{per_sec, RunArgs};
 use crate::tasks::generate::{
     candidates_of_class, generate, GenerateOptions, Generated, Symmetry, TRIES_PER_PUZZLE,
 };
 use crate::tasks::rate::Difficulty;
-use anyhow::{bail, Context};
+use crate::write::output::Output;
+use anyhow::Context;
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -100,16 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Some(_) => BATCH,
         };
         let end = (next_index + size).min(max_index);
-        let batch: Vec<Generated> = pool.install(|| match args.difficulty {
-            None => (next_index..end)
-                .into_par_iter()
-                .map(|i| generate(seed, i, options))
-                .collect(),
-            Some(class) => candidates_of_class(seed, next_index..end, options, class)
-                .into_iter()
-                .map(|(_, g)| g)
-                .collect(),
-        });
+        let batch = pool.install(|| candidates(seed, next_index..end, options, args.difficulty));
         next_index = end;
         let mut text = String::with_capacity(batch.len() * 164);
         for g in batch {
@@ -139,33 +130,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if written < args.count {
         // Keep what was found under the partial name, never as if complete.
         let _ = output.flush();
-        let kept = match output.partial_path() {
-            Some(p) => format!("; {} holds the {written} found", p.display()),
-            None => String::new(),
-        };
-        let class = args.difficulty.map_or("", |d| d.word());
-        let mut narrowing = Vec::new();
-        if args.min_clues > 0 {
-            narrowing.push(format!("--min-clues {}", args.min_clues));
-        }
-        if args.symmetry != Symmetry::None {
-            narrowing.push(format!("--symmetry {}", args.symmetry));
-        }
-        let hint = if narrowing.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " ({} narrow what can be generated)",
-                narrowing.join(" and ")
-            )
-        };
-        bail!(
-            "only {written} of {} {class} puzzles in {next_index} tries{hint}{kept}",
-            args.count
-        );
+        return Err(shortfall(&args, written, next_index, &output));
     }
     output.finish()?;
     let seconds = started.elapsed().as_secs_f64();
+    let threads = pool.current_num_threads();
+    report(&args, seed, next_index, &clue_histogram, seconds, threads)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The summary on stderr and the `--stats` file: puzzles written (the
+/// clue histogram's sum), candidates generated, the seed.
+fn report(
+    args: &Args,
+    seed: u64,
+    next_index: u64,
+    clue_histogram: &[u64; 82],
+    seconds: f64,
+    threads: usize,
+) -> anyhow::Result<()> {
+    let written: u64 = clue_histogram.iter().sum();
     if !args.run.quiet {
         eprintln!(
             "{written} puzzles in {seconds:.3} s ({:.0} puzzles/s, {next_index} generated), seed {seed}",
@@ -193,9 +177,58 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "clues": clues,
         "seconds": seconds,
         "puzzles_per_sec": per_sec(written, seconds),
-        "threads": pool.current_num_threads(),
+        "threads": threads,
     }))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// The candidates numbered `indices` for `seed`, in order: all of them, or
+/// with a `difficulty`, those of that class.
+fn candidates(
+    seed: u64,
+    indices: std::ops::Range<u64>,
+    options: GenerateOptions,
+    difficulty: Option<Difficulty>,
+) -> Vec<Generated> {
+    match difficulty {
+        None => indices
+            .into_par_iter()
+            .map(|i| generate(seed, i, options))
+            .collect(),
+        Some(class) => candidates_of_class(seed, indices, options, class)
+            .into_iter()
+            .map(|(_, g)| g)
+            .collect(),
+    }
+}
+
+/// The error of a run that found fewer puzzles than asked in its tries:
+/// what it found, where they are kept, and the options that narrowed it.
+fn shortfall(args: &Args, written: u64, tries: u64, output: &Output) -> anyhow::Error {
+    let kept = match output.partial_path() {
+        Some(p) => format!("; {} holds the {written} found", p.display()),
+        None => String::new(),
+    };
+    let class = args.difficulty.map_or("", |d| d.word());
+    let mut narrowing = Vec::new();
+    if args.min_clues > 0 {
+        narrowing.push(format!("--min-clues {}", args.min_clues));
+    }
+    if args.symmetry != Symmetry::None {
+        narrowing.push(format!("--symmetry {}", args.symmetry));
+    }
+    let hint = if narrowing.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} narrow what can be generated)",
+            narrowing.join(" and ")
+        )
+    };
+    anyhow::anyhow!(
+        "only {written} of {} {class} puzzles in {tries} tries{hint}{kept}",
+        args.count
+    )
 }
 
 /// A seed for runs that name none: the clock's nanoseconds mixed with the

@@ -1,20 +1,17 @@
 //! `batchdoku rate`: give each puzzle a difficulty.
 
-use super::output::{refuse_output_as_input, Output};
-use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
+use super::records::{per_second, Done, ReadArgs, RecordRun};
 use super::run_args::per_sec;
 use super::INTERRUPTED;
-use crate::engine::{open_sources, Halt};
+use crate::engine::Job;
 use crate::read::records;
 use crate::solver::{FastSolver, Solver};
 use crate::tasks::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use crate::write::{csv_field, one_line, RAW_SHOWN};
-use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 /// Rate each puzzle: guesses to prove it unique, inference needed, a class.
 ///
@@ -72,143 +69,32 @@ impl Tally {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let sources = open_sources(&args.files)?;
-    let several = sources.len() > 1;
-    let names: Vec<String> = sources.iter().map(|s| s.name().to_string()).collect();
     let jsonl = args.format == "jsonl";
-    let pool = args.read.run.pool()?;
-    let threads = pool.current_num_threads();
-    if let Some(path) = &args.output {
-        refuse_output_as_input(&sources, path)?;
-    }
-    let mut output = Output::create(args.output.as_deref(), None)?;
-    if !jsonl {
-        let file = if several { "file," } else { "" };
-        output
-            .write_all(
-                format!("{file}line,puzzle,solutions,guesses,inference,difficulty\n").as_bytes(),
-            )
-            .context("cannot write the output")?;
-    }
-    stop_on_ctrl_c();
-    let progress = args.read.progress(&sources);
-    let started = Instant::now();
-    let mut tally = Tally::default();
-    // Rows carry line numbers, so chunks are numbered as they are cut.
-    let jobs = args.read.jobs(&sources, threads);
-    let result = each_job(
-        &pool,
-        &sources,
-        jobs,
-        &progress,
-        |job, out| {
-            let mut solver = FastSolver::new();
-            solver.set_stop(Some(&INTERRUPTED));
-            let mut t = Tally::default();
-            let mut n = 0;
-            let mut complete = true;
-            let file = several.then(|| names[job.file].as_str());
-            for rec in records(&job.data, job.first_line, job.format) {
-                if INTERRUPTED.load(Ordering::Relaxed) {
-                    complete = false;
-                    break;
-                }
-                n += 1;
-                let (puzzle, solutions, guesses, inference, class) = match rec.puzzle {
-                    Err(_) => {
-                        t.malformed += 1;
-                        let raw = one_line(rec.raw, Some(RAW_SHOWN));
-                        (raw, 0, 0, "malformed", "malformed")
-                    }
-                    Ok(p) if p.validate().is_err() => {
-                        t.invalid += 1;
-                        (p.to_line(), 0, 0, "invalid", "invalid")
-                    }
-                    Ok(p) => {
-                        let r = rate(&mut solver, &p);
-                        if solver.stopped() {
-                            // Ctrl-C cut the search short: not rated.
-                            n -= 1;
-                            complete = false;
-                            break;
-                        }
-                        t.classes[r.difficulty as usize] += 1;
-                        if r.solutions != 1 {
-                            t.not_unique += 1;
-                        }
-                        (
-                            p.to_line(),
-                            r.solutions,
-                            r.guesses,
-                            r.inference.word(),
-                            r.difficulty.word(),
-                        )
-                    }
-                };
-                if jsonl {
-                    let mut obj = serde_json::json!({
-                        "line": rec.line,
-                        "puzzle": puzzle,
-                        "solutions": solutions,
-                        "guesses": guesses,
-                        "inference": inference,
-                        "difficulty": class,
-                    });
-                    if let Some(f) = file {
-                        obj["file"] = f.into();
-                    }
-                    let _ = writeln!(out, "{obj}");
-                } else {
-                    if let Some(f) = file {
-                        csv_field(one_line(f.as_bytes(), None).as_bytes(), out);
-                        out.push(b',');
-                    }
-                    let _ = write!(out, "{},", rec.line);
-                    csv_field(puzzle.as_bytes(), out);
-                    let _ = writeln!(out, ",{solutions},{guesses},{inference},{class}");
-                }
-            }
-            Ok(Done {
-                value: t,
-                records: n,
-                complete,
-            })
-        },
-        |bytes, t| {
-            tally.merge(&t);
-            output.write_all(bytes).map_err(Halt::Write)
-        },
-    );
-    let records_done = match result {
-        Ok(n) => n,
-        Err((stop, n)) => return Ok(stopped(stop, n, &mut output, None)),
+    let header = |several: bool| match (jsonl, several) {
+        (true, _) => "",
+        (false, true) => "file,line,puzzle,solutions,guesses,inference,difficulty\n",
+        (false, false) => "line,puzzle,solutions,guesses,inference,difficulty\n",
     };
-    output.finish()?;
+    let mut run = RecordRun::open(&args.files, args.output.as_deref(), &args.read, header)?;
+    let several = run.several();
+    let names = run.names.clone();
+    let mut tally = Tally::default();
+    let records_done = match run.each(
+        &args.read,
+        |job, out| {
+            let file = several.then(|| names[job.file].as_str());
+            Ok(rate_job(job, file, jsonl, out))
+        },
+        |t, _| tally.merge(&t),
+    ) {
+        Ok(n) => n,
+        Err(code) => return Ok(code),
+    };
+    run.output.finish()?;
     if !args.read.run.quiet {
-        let n = records_done.max(1) as f64;
-        let seconds = started.elapsed().as_secs_f64();
-        eprintln!(
-            "{records_done} records in {seconds:.3} s ({}/s)",
-            per_second(records_done, started)
-        );
-        for d in Difficulty::ALL {
-            let c = tally.classes[d as usize];
-            let bar = "#".repeat((40.0 * c as f64 / n).round() as usize);
-            eprintln!(
-                "{:>8} {c:>9} {:>5.1}% {bar}",
-                d.word(),
-                100.0 * c as f64 / n
-            );
-        }
-        eprintln!(
-            "(hard/extreme split at {EXTREME_GUESSES} guesses; {} without exactly one solution, rated {}; {} invalid, {} malformed)",
-            tally.not_unique,
-            Inference::Search.word(),
-            tally.invalid,
-            tally.malformed
-        );
+        summary(records_done, run.seconds(), &tally);
     }
-    let seconds = started.elapsed().as_secs_f64();
+    let seconds = run.seconds();
     let mut stats = serde_json::json!({
         "records": records_done,
         "not_unique": tally.not_unique,
@@ -216,11 +102,111 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "malformed": tally.malformed,
         "seconds": seconds,
         "records_per_sec": per_sec(records_done, seconds),
-        "threads": threads,
+        "threads": run.pool.current_num_threads(),
     });
     for d in Difficulty::ALL {
         stats[d.word()] = tally.classes[d as usize].into();
     }
     args.read.run.write_stats(&stats)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Rates a job's records into `out`, one csv row or JSON line each (`file`
+/// names the input when there are several).
+fn rate_job(job: &Job, file: Option<&str>, jsonl: bool, out: &mut Vec<u8>) -> Done<Tally> {
+    let mut solver = FastSolver::new();
+    solver.set_stop(Some(&INTERRUPTED));
+    let mut t = Tally::default();
+    let mut n = 0;
+    let mut complete = true;
+    for rec in records(&job.data, job.first_line, job.format) {
+        if INTERRUPTED.load(Ordering::Relaxed) {
+            complete = false;
+            break;
+        }
+        n += 1;
+        let (puzzle, solutions, guesses, inference, class) = match rec.puzzle {
+            Err(_) => {
+                t.malformed += 1;
+                let raw = one_line(rec.raw, Some(RAW_SHOWN));
+                (raw, 0, 0, "malformed", "malformed")
+            }
+            Ok(p) if p.validate().is_err() => {
+                t.invalid += 1;
+                (p.to_line(), 0, 0, "invalid", "invalid")
+            }
+            Ok(p) => {
+                let r = rate(&mut solver, &p);
+                if solver.stopped() {
+                    // Ctrl-C cut the search short: not rated.
+                    n -= 1;
+                    complete = false;
+                    break;
+                }
+                t.classes[r.difficulty as usize] += 1;
+                if r.solutions != 1 {
+                    t.not_unique += 1;
+                }
+                (
+                    p.to_line(),
+                    r.solutions,
+                    r.guesses,
+                    r.inference.word(),
+                    r.difficulty.word(),
+                )
+            }
+        };
+        if jsonl {
+            let mut obj = serde_json::json!({
+                "line": rec.line,
+                "puzzle": puzzle,
+                "solutions": solutions,
+                "guesses": guesses,
+                "inference": inference,
+                "difficulty": class,
+            });
+            if let Some(f) = file {
+                obj["file"] = f.into();
+            }
+            let _ = writeln!(out, "{obj}");
+        } else {
+            if let Some(f) = file {
+                csv_field(one_line(f.as_bytes(), None).as_bytes(), out);
+                out.push(b',');
+            }
+            let _ = write!(out, "{},", rec.line);
+            csv_field(puzzle.as_bytes(), out);
+            let _ = writeln!(out, ",{solutions},{guesses},{inference},{class}");
+        }
+    }
+    Done {
+        value: t,
+        records: n,
+        complete,
+    }
+}
+
+/// The summary on stderr: the rate, and a bar per class.
+fn summary(records_done: u64, seconds: f64, tally: &Tally) {
+    let n = records_done.max(1) as f64;
+    eprintln!(
+        "{records_done} records in {seconds:.3} s ({}/s)",
+        per_second(records_done, seconds)
+    );
+    for d in Difficulty::ALL {
+        let c = tally.classes[d as usize];
+        let bar = "#".repeat((40.0 * c as f64 / n).round() as usize);
+        eprintln!(
+            "{:>8} {c:>9} {:>5.1}% {bar}",
+            d.word(),
+            100.0 * c as f64 / n
+        );
+    }
+    eprintln!(
+        "(hard/extreme split at {EXTREME_GUESSES} guesses; {} without exactly one solution, rated {}; {} invalid, {} malformed)",
+        tally.not_unique,
+        Inference::Search.word(),
+        tally.invalid,
+        tally.malformed
+    );
 }

@@ -3,14 +3,19 @@
 //! jobs on the pool, their results handed on in input order, the progress
 //! bar, and how a run that stops early is told.
 
-use super::output::{refused_before_any_record, Output};
+use super::output::{refuse_output_as_input, refused_before_any_record};
 use super::progress::Progress;
 use super::run_args::{per_sec, RunArgs};
 use super::INTERRUPTED;
 use crate::engine::pipeline::{run_ordered, BufferPool, Stop};
-use crate::engine::{forced_format, Halt, InputGuard, Job, Jobs, Source, INPUT_FORMS};
+use crate::engine::{
+    forced_format, open_sources, Halt, InputGuard, Job, Jobs, Source, INPUT_FORMS,
+};
 use crate::read::ColumnSpec;
+use crate::write::output::Output;
+use anyhow::Context;
 use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -203,8 +208,92 @@ pub fn stopped(
     ExitCode::from(1)
 }
 
-/// Records per second for a summary line.
-pub fn per_second(records: u64, started: Instant) -> String {
-    per_sec(records, started.elapsed().as_secs_f64())
-        .map_or_else(|| "-".to_string(), |rate| format!("{rate:.0}"))
+/// Records per second for a summary line (`-` without records).
+pub fn per_second(records: u64, seconds: f64) -> String {
+    per_sec(records, seconds).map_or_else(|| "-".to_string(), |rate| format!("{rate:.0}"))
+}
+
+/// A per-record command's run (`rate`, `canon`): its inputs opened, the
+/// pool, and the output with its header written; [`RecordRun::each`] then
+/// runs every record through the worker and writes the results in order.
+pub struct RecordRun {
+    pub sources: Vec<Source>,
+    /// The inputs' names, by position.
+    pub names: Vec<String>,
+    pub pool: rayon::ThreadPool,
+    pub output: Output,
+    pub started: Instant,
+}
+
+impl RecordRun {
+    /// Opens `files` (standard input for none), the pool and `output`
+    /// (refused when it is one of the inputs), and writes the `header` for
+    /// one input or several (true) to it.
+    pub fn open(
+        files: &[PathBuf],
+        output: Option<&Path>,
+        read: &ReadArgs,
+        header: impl FnOnce(bool) -> &'static str,
+    ) -> anyhow::Result<RecordRun> {
+        let sources = open_sources(files)?;
+        let names = sources.iter().map(|s| s.name().to_string()).collect();
+        let pool = read.run.pool()?;
+        if let Some(path) = output {
+            refuse_output_as_input(&sources, path)?;
+        }
+        let mut output = Output::create(output, None)?;
+        output
+            .write_all(header(sources.len() > 1).as_bytes())
+            .context("cannot write the output")?;
+        Ok(RecordRun {
+            sources,
+            names,
+            pool,
+            output,
+            started: Instant::now(),
+        })
+    }
+
+    /// True with more than one input: records then name their file.
+    pub fn several(&self) -> bool {
+        self.sources.len() > 1
+    }
+
+    /// Runs `work` on every job and writes its output in input order,
+    /// handing each job's value to `take` (with the progress bar, to print
+    /// warnings above it). Returns the records done, or the exit code of a
+    /// run that stopped early (said on stderr, the output kept as
+    /// [`stopped`] says).
+    pub fn each<T: Send>(
+        &mut self,
+        read: &ReadArgs,
+        work: impl Fn(&Job, &mut Vec<u8>) -> anyhow::Result<Done<T>> + Sync,
+        mut take: impl FnMut(T, &Progress),
+    ) -> Result<u64, ExitCode> {
+        stop_on_ctrl_c();
+        let progress = read.progress(&self.sources);
+        self.started = Instant::now();
+        let jobs = read.jobs(&self.sources, self.pool.current_num_threads());
+        let output = &mut self.output;
+        let result = each_job(
+            &self.pool,
+            &self.sources,
+            jobs,
+            &progress,
+            work,
+            |bytes, value| {
+                take(value, &progress);
+                output.write_all(bytes).map_err(Halt::Write)
+            },
+        );
+        match result {
+            Ok(n) => Ok(n),
+            Err((stop, n)) => Err(stopped(stop, n, &mut self.output, None)),
+        }
+    }
+
+    /// Seconds since the records began.
+    pub fn seconds(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
 }

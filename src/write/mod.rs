@@ -5,6 +5,7 @@
 //! those two files.
 
 pub mod npy;
+pub mod output;
 pub mod parquet;
 
 use crate::puzzle::grid::{Conflict, Grid, ParseError};

@@ -3,10 +3,10 @@
 //! npy array and its statuses file, and how each is settled when a run
 //! stops early or ends.
 
-use crate::cmd::output::{Output, RecordCounter};
 use crate::puzzle::Status;
 use crate::read::parquet::TableError;
 use crate::read::{count_csv_records, count_newlines};
+use crate::write::output::{Output, RecordCounter};
 use crate::write::parquet::results_schema;
 use crate::write::{kept_names, unique_kept_names, KeepColumns, OutputFormat, NPY_RECORD};
 use anyhow::{bail, Context};

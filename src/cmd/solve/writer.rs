@@ -9,11 +9,12 @@ use super::files::{
 };
 use super::work::Done;
 use super::{Args, MALFORMED_SHOWN};
-use crate::cmd::output::{partial_name, refused_before_any_record, Output};
+use crate::cmd::output::refused_before_any_record;
 use crate::cmd::progress::Progress;
 use crate::engine::pipeline::{BufferPool, Stop};
 use crate::engine::solve::Stats;
 use crate::engine::{Halt, Source};
+use crate::write::output::{partial_name, Output};
 use crate::write::{kept_names, write_header, write_header_kept, OutputFormat};
 use anyhow::Context;
 use parquet::arrow::ArrowWriter;
