@@ -43,7 +43,7 @@ prefer the ``spawn`` start method for multiprocessing all the same.
 from __future__ import annotations
 
 import os
-from typing import Any, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -54,12 +54,14 @@ __version__ = _batchdoku.__version__
 __all__ = [
     "solve",
     "verify",
+    "verify_files",
     "rate",
     "canon",
     "generate",
     "read",
     "SolveResult",
     "VerifyResult",
+    "VerifyReport",
     "RateResult",
     "ReadResult",
     "Generated",
@@ -745,19 +747,89 @@ def read(path: Union[str, "os.PathLike[str]"], *, input: str = "auto", column: O
 
     Malformed records are reported in ``malformed``, not raised.
     """
-    if isinstance(column, bool) or (column is not None and not isinstance(column, (str, int, np.integer))):
-        raise TypeError(f"column: a name or a number from 1 was expected, not {column!r}")
-    if isinstance(column, (int, np.integer)):
-        column = str(_integer("column", column, 1, 2**32 - 1, "a column number from 1 (or a name)"))
-    elif column is not None:
-        column = _word("column", column)
+    column = _column("column", column)
     input = _word("input", input)
-    try:
-        name = os.fsdecode(path)  # bytes too; undecodable bytes as surrogates, as os.listdir gives them
-        os.fsencode(name)
-    except TypeError:
-        raise TypeError(f"path: a file's path (str, bytes or os.PathLike) was expected, not {type(path).__name__}") from None
-    except UnicodeError:
-        raise ValueError(f"path: {path!r} cannot be a file's name (it holds a character the file system's encoding cannot write)") from None
+    name = _path("path", path)
     puzzles, lines, bad = _batchdoku.read(name, input, column, _threads(threads))
     return ReadResult(puzzles, lines, bad)
+
+
+def _column(what: str, column: Any) -> Optional[str]:
+    """A column given by name or by number from 1, as the command line's
+    ``--column`` takes it."""
+    if isinstance(column, bool) or (column is not None and not isinstance(column, (str, int, np.integer))):
+        raise TypeError(f"{what}: a name or a number from 1 was expected, not {column!r}")
+    if isinstance(column, (int, np.integer)):
+        return str(_integer(what, column, 1, 2**32 - 1, "a column number from 1 (or a name)"))
+    if column is not None:
+        return _word(what, column)
+    return None
+
+
+def _path(what: str, path: Any) -> str:
+    """A file's path as text (bytes too; undecodable bytes as surrogates, as
+    os.listdir gives them)."""
+    try:
+        name = os.fsdecode(path)
+        os.fsencode(name)
+    except TypeError:
+        raise TypeError(f"{what}: a file's path (str, bytes or os.PathLike) was expected, not {type(path).__name__}") from None
+    except UnicodeError:
+        raise ValueError(f"{what}: {path!r} cannot be a file's name (it holds a character the file system's encoding cannot write)") from None
+    return name
+
+
+class VerifyReport(NamedTuple):
+    """What :func:`verify_files` found, as ``batchdoku verify --format json``
+    reports it: ``records`` checked, ``failures`` (one dict per wrong record:
+    ``record`` from 1, ``puzzle_file``, ``puzzle_line``, ``answer_file``,
+    ``answer_line``, ``reason``) and ``count_mismatch`` (None, or why the two
+    inputs hold different numbers of records)."""
+
+    records: int
+    failures: List[Dict[str, Any]]
+    count_mismatch: Optional[str]
+
+    @property
+    def ok(self) -> bool:
+        """True when every answer is right and the record counts agree."""
+        return not self.failures and self.count_mismatch is None
+
+    @property
+    def passed(self) -> int:
+        return self.records - len(self.failures)
+
+
+def verify_files(
+    puzzles: Union[str, "os.PathLike[str]"],
+    answers: Optional[Union[str, "os.PathLike[str]"]] = None,
+    *,
+    input: str = "auto",
+    column: Optional[Union[str, int]] = None,
+    answer_column: Optional[Union[str, int]] = None,
+    unique: bool = False,
+    max_count: int = 10_000_000,
+    threads: int = 0,
+) -> VerifyReport:
+    """Checks a file of answers against its file of puzzles, as ``batchdoku
+    verify PUZZLES [ANSWERS]`` does, on the same engine: files or folders of
+    part files in any form the command line reads, memory-mapped and paired
+    record by record. ``answers`` in any form ``solve`` writes (line, csv,
+    jsonl, a Parquet table, an npy array with its statuses file), or a CSV
+    naming a solution column; without it, each puzzle record carries its
+    answer (``puzzle,solution`` lines, the Kaggle CSV, a ``solve`` output).
+    ``input``, ``column``, ``answer_column``, ``unique`` and ``max_count`` as
+    the command's options. Unreadable inputs raise ValueError; wrong answers
+    are reported, located by file and line, not raised.
+    """
+    column = _column("column", column)
+    answer_column = _column("answer_column", answer_column)
+    input = _word("input", input)
+    puzzles_name = _path("puzzles", puzzles)
+    answers_name = None if answers is None else _path("answers", answers)
+    max_count = _integer("max_count", max_count, 1, 2**32 - 1, "a count from 1")
+    records, found, mismatch = _batchdoku.verify_files(
+        puzzles_name, answers_name, input, column, answer_column, bool(unique), max_count, _threads(threads)
+    )
+    keys = ("record", "puzzle_file", "puzzle_line", "answer_file", "answer_line", "reason")
+    return VerifyReport(records, [dict(zip(keys, f)) for f in found], mismatch)

@@ -31,6 +31,16 @@ def verify(
     status: Optional[Spec] = None,
     count: Optional[Spec] = None,
 ) -> Tuple[npt.NDArray[np.bool_], List[Optional[str]]]: ...
+def verify_files(
+    puzzles: str,
+    answers: Optional[str],
+    input: str,
+    column: Optional[str],
+    answer_column: Optional[str],
+    unique: bool,
+    max_count: int,
+    threads: int,
+) -> Tuple[int, List[Tuple[int, str, int, str, int, str]], Optional[str]]: ...
 def rate(
     spec: Spec, threads: int
 ) -> Tuple[

@@ -40,6 +40,7 @@ fn run_cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> u8 {
 fn _batchdoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(verify::verify, m)?)?;
+    m.add_function(wrap_pyfunction!(verify::verify_files, m)?)?;
     m.add_function(wrap_pyfunction!(rate::rate, m)?)?;
     m.add_function(wrap_pyfunction!(canon::canon, m)?)?;
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;

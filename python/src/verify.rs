@@ -3,11 +3,14 @@
 use crate::inputs::{hold, Held, Puzzles};
 use crate::pools::{pool, run, stopped_error, tasks, STOP, TASK};
 use crate::solve::BYTE_ROWS;
+use batchdoku::engine::pairs::{PairBatches, PairOptions};
+use batchdoku::engine::{forced_format, open_sources, INPUT_FORMS};
 use batchdoku::puzzle::grid::CELLS;
 use batchdoku::puzzle::Status;
 use batchdoku::read::answers::{parse_answer, AnswerColumns, AnswerFormat, Claim};
+use batchdoku::read::ColumnSpec;
 use batchdoku::solver::FastSolver;
-use batchdoku::tasks::verify::{check, CheckOptions};
+use batchdoku::tasks::verify::{check, check_all, CheckOptions};
 use batchdoku::Solver;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -244,3 +247,107 @@ pub(crate) fn solve_output_claim(
 }
 
 pub(crate) type VerifyArrays<'py> = (Bound<'py, PyArray1<bool>>, Vec<Option<String>>);
+
+/// One wrong record of [`verify_files`]: its number (from 1), the puzzle's
+/// file and line, the answer's file and line, and the reason.
+pub(crate) type FileFailure = (u64, String, u64, String, u64, String);
+
+/// Checks the answers of a file (or a folder of part files) against their
+/// puzzles, paired as the command line's `verify PUZZLES [ANSWERS]` pairs
+/// them: the records checked, the wrong ones located, and the record
+/// counts' mismatch if one side ran out first.
+#[pyfunction]
+#[pyo3(signature = (puzzles, answers, input, column, answer_column, unique, max_count, threads))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn verify_files(
+    py: Python<'_>,
+    puzzles: std::path::PathBuf,
+    answers: Option<std::path::PathBuf>,
+    input: &str,
+    column: Option<String>,
+    answer_column: Option<String>,
+    unique: bool,
+    max_count: u32,
+    threads: usize,
+) -> PyResult<(u64, Vec<FileFailure>, Option<String>)> {
+    if !INPUT_FORMS.contains(&input) {
+        return Err(PyValueError::new_err(format!(
+            "input: {input:?} is not one of {}",
+            INPUT_FORMS.join(", ")
+        )));
+    }
+    let column_spec = |what: &str, c: Option<String>| -> PyResult<Option<ColumnSpec>> {
+        c.map(|c| {
+            c.parse()
+                .map_err(|e: String| PyValueError::new_err(format!("{what}: {e}")))
+        })
+        .transpose()
+    };
+    let column = column_spec("column", column)?;
+    let answer_column = column_spec("answer_column", answer_column)?;
+    for path in std::iter::once(&puzzles).chain(&answers) {
+        if path.as_os_str() == "-" {
+            return Err(PyValueError::new_err(
+                "verify_files: give a file's path (standard input is not read)",
+            ));
+        }
+    }
+    let value_error = |e: anyhow::Error| PyValueError::new_err(format!("{e:#}"));
+    let puzzle_sources = open_sources(std::slice::from_ref(&puzzles)).map_err(value_error)?;
+    let answer_sources = match &answers {
+        Some(a) => Some(open_sources(std::slice::from_ref(a)).map_err(value_error)?),
+        None => None,
+    };
+    let answer_names = answer_sources.as_deref().unwrap_or(&puzzle_sources);
+    let options = PairOptions {
+        forced: forced_format(input),
+        column: column.as_ref(),
+        answer_column: answer_column.as_ref(),
+        quiet: true,
+    };
+    let check_options = CheckOptions { unique, max_count };
+    let pool = pool(threads, usize::MAX)?;
+    let outcome = run(py, None, || -> anyhow::Result<_> {
+        let mut pairs = PairBatches::open(
+            &puzzle_sources,
+            answer_sources.as_deref(),
+            options,
+            puzzles.display().to_string(),
+            answers.as_ref().unwrap_or(&puzzles).display().to_string(),
+        )?;
+        let mut checked = 0u64;
+        let mut failures = Vec::new();
+        check_all(&pool, &mut pairs, check_options, |n, found| {
+            if STOP.load(Ordering::Relaxed) {
+                return std::ops::ControlFlow::Break(anyhow::anyhow!(STOPPED));
+            }
+            checked += n;
+            failures.extend(found);
+            std::ops::ControlFlow::Continue(())
+        })?;
+        Ok((checked, failures, pairs.mismatch().map(str::to_string)))
+    })?;
+    let (checked, failures, mismatch) = match outcome {
+        Ok(found) => found,
+        Err(e) if e.to_string() == STOPPED => return Err(stopped_error()),
+        Err(e) => return Err(value_error(e)),
+    };
+    let failures = failures
+        .into_iter()
+        .map(|f| {
+            let (answer_file, answer_line) = f.answer_at.unwrap_or((f.puzzle_file, f.puzzle_line));
+            (
+                f.record,
+                puzzle_sources[f.puzzle_file].name().to_string(),
+                f.puzzle_line,
+                answer_names[answer_file].name().to_string(),
+                answer_line,
+                f.failure.to_string(),
+            )
+        })
+        .collect();
+    Ok((checked, failures, mismatch))
+}
+
+/// The error a Ctrl-C turns a file check into.
+const STOPPED: &str = "interrupted";

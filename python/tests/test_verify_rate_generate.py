@@ -214,3 +214,80 @@ def test_verify_reads_a_table_of_answers_as_the_cli_reads_one():
         batchdoku.verify(SOLVE_KINDS, r.solution_strings(), status=np.zeros(8, np.uint8))
     with pytest.raises(TypeError, match="count"):
         batchdoku.verify(SOLVE_KINDS, r.solution_strings(), status=r.status, count=[[1]] * 8)
+
+
+def _cli_report(cli, *args):
+    import json
+    import subprocess
+
+    out = subprocess.run([cli, "verify", "--format", "json", *args], capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def _same_as_cli(report, cli_report):
+    assert report.records == cli_report["records"]
+    assert report.failures == cli_report["failures"]
+    assert report.count_mismatch == cli_report["count_mismatch"]
+    assert report.ok == (cli_report["failed"] == 0 and cli_report["count_mismatch"] is None)
+
+
+def test_verify_files_reports_what_the_cli_reports(cli, tmp_path, sample_lines):
+    """Two files paired by the engine the CLI uses: right answers, one wrong
+    answer located by line, a missing record, and a Parquet solve output
+    read beside its puzzles."""
+    import pyarrow.parquet as pq
+
+    puzzles = tmp_path / "p.txt"
+    puzzles.write_text("\n".join(sample_lines) + "\n")
+    answers = tmp_path / "a.csv"
+    subprocess_out = run_cli(cli, "solve", "--format", "csv", "-q", str(puzzles))
+    answers.write_text(subprocess_out)
+    report = batchdoku.verify_files(puzzles, answers)
+    assert report.ok and report.records == len(sample_lines) and report.passed == report.records
+    _same_as_cli(report, _cli_report(cli, str(puzzles), str(answers)))
+
+    # Two cells of the third solution swapped: the third record is wrong.
+    rows = subprocess_out.splitlines()
+    fields = rows[3].split(",")
+    solution = fields[4]
+    a, b = next((i, j) for i in range(81) for j in range(i + 1, 81) if solution[i] != solution[j])
+    swapped = list(solution)
+    swapped[a], swapped[b] = swapped[b], swapped[a]
+    fields[4] = "".join(swapped)
+    rows[3] = ",".join(fields)
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("\n".join(rows) + "\n")
+    report = batchdoku.verify_files(puzzles, wrong, threads=2)
+    assert not report.ok
+    assert [f["record"] for f in report.failures] == [3]
+    assert report.failures[0]["puzzle_line"] == 3
+    _same_as_cli(report, _cli_report(cli, str(puzzles), str(wrong)))
+
+    # An answer short: the counts differ, said as the CLI says it.
+    short = tmp_path / "short.csv"
+    short.write_text("\n".join(subprocess_out.splitlines()[:-1]) + "\n")
+    report = batchdoku.verify_files(puzzles, short)
+    assert report.count_mismatch is not None and not report.ok
+    _same_as_cli(report, _cli_report(cli, str(puzzles), str(short)))
+
+    # A Parquet solve output carries its puzzles and its claims.
+    table = tmp_path / "solved.parquet"
+    run_cli(cli, "solve", "--format", "parquet", "-q", "-o", str(table), str(puzzles))
+    assert pq.read_table(table).num_rows == len(sample_lines)
+    report = batchdoku.verify_files(table, unique=True)
+    _same_as_cli(report, _cli_report(cli, "--unique", str(table)))
+    assert report.records == len(sample_lines)
+
+
+def test_verify_files_refuses_what_it_cannot_read(tmp_path):
+    with pytest.raises(ValueError, match="nope"):
+        batchdoku.verify_files(tmp_path / "nope.txt", tmp_path / "nope2.txt")
+    p = tmp_path / "p.txt"
+    p.write_text("." * 81 + "\n")
+    with pytest.raises(ValueError, match="input"):
+        batchdoku.verify_files(p, p, input="xml")
+    with pytest.raises(TypeError, match="column"):
+        batchdoku.verify_files(p, column=1.5)
+    with pytest.raises(ValueError, match="standard input"):
+        batchdoku.verify_files("-", p)

@@ -3,13 +3,11 @@
 
 use super::print_stdout;
 use super::run_args::{per_sec, RunArgs};
-use crate::engine::pairs::{AnswerFiles, Pair, PairBatches, PuzzleFiles};
-use crate::engine::pipeline::{run_ordered, Stop};
+use crate::engine::pairs::{PairBatches, PairOptions};
 use crate::engine::{Source, INPUT_FORMS};
 use crate::read::folders::input_files;
 use crate::read::ColumnSpec;
-use crate::tasks::verify::{check_pairs, CheckOptions, Located};
-use crate::SolverKind;
+use crate::tasks::verify::{check_all, CheckOptions, Located};
 use anyhow::bail;
 use std::fmt::Write as _;
 use std::ops::ControlFlow;
@@ -96,29 +94,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let started = Instant::now();
     let mut tally = Tally::new(args.format == "lines");
-    let result = run_ordered(
-        &pool,
-        &mut pairs,
-        pool.current_num_threads() * 4,
-        |batch: Vec<Pair>| {
-            let n = batch.len() as u64;
-            (
-                n,
-                check_pairs(SolverKind::Fast.build().as_mut(), batch, options),
-            )
-        },
-        |(n, found)| {
-            let taken = tally.take(n, found);
-            progress.advance(0, tally.checked, started);
-            taken
-        },
-    );
+    let result = check_all(&pool, &mut pairs, options, |n, found| {
+        let taken = tally.take(n, found);
+        progress.advance(0, tally.checked, started);
+        taken
+    });
     progress.finish();
-    match result {
-        Ok(()) => {}
-        Err(Stop::Source(e)) => return Err(e),
-        Err(Stop::Sink(e)) => return Err(e),
-    }
+    result?;
     let seconds = started.elapsed().as_secs_f64();
     let mismatch = pairs.mismatch().map(str::to_string);
     let (checked, failures) = (tally.checked, &tally.failures);
@@ -173,35 +155,26 @@ fn open_inputs(args: &Args) -> anyhow::Result<(Vec<Source>, Option<Vec<Source>>)
     Ok((puzzle_sources, answer_sources))
 }
 
-/// The puzzles paired with their answers: from the answers' own input,
-/// from an answer column of a table of puzzles (read row by row beside
-/// them), or from the text after each puzzle.
+/// The puzzles paired with their answers, as the options say.
 fn pair_batches<'a>(
     args: &'a Args,
     puzzle_sources: &'a [Source],
     answer_sources: Option<&'a [Source]>,
 ) -> anyhow::Result<PairBatches<'a>> {
-    let forced = crate::engine::forced_format(&args.input);
-    let carried = answer_sources
-        .is_none()
-        .then_some(args.answer_column.as_ref());
-    let puzzles = PuzzleFiles::new(puzzle_sources, forced, args.column.as_ref(), carried)?;
-    let answers = match answer_sources {
-        Some(sources) => Some(AnswerFiles::new(sources, None, args.run.quiet)?),
-        None if puzzles.table => Some(AnswerFiles::new(
-            puzzle_sources,
-            Some(args.answer_column.as_ref()),
-            args.run.quiet,
-        )?),
-        None => None,
+    let options = PairOptions {
+        forced: crate::engine::forced_format(&args.input),
+        column: args.column.as_ref(),
+        answer_column: args.answer_column.as_ref(),
+        quiet: args.run.quiet,
     };
     let answers_name = args.answers.as_ref().unwrap_or(&args.puzzles);
-    Ok(PairBatches::new(
-        puzzles,
-        answers,
+    PairBatches::open(
+        puzzle_sources,
+        answer_sources,
+        options,
         args.puzzles.display().to_string(),
         answers_name.display().to_string(),
-    ))
+    )
 }
 
 /// What the checks found, taken in input order; with `--format lines`, a

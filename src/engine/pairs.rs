@@ -845,7 +845,51 @@ pub struct PairBatches<'a> {
     answers_name: String,
 }
 
+/// How a pairing reads its puzzle input (as `verify`'s options say).
+#[derive(Clone, Copy, Default)]
+pub struct PairOptions<'a> {
+    /// The puzzles' form, when not detected.
+    pub forced: Option<InputFormat>,
+    /// The puzzle column of a table.
+    pub column: Option<&'a ColumnSpec>,
+    /// The answer column of a table that carries its answers.
+    pub answer_column: Option<&'a ColumnSpec>,
+    /// No warnings on stderr.
+    pub quiet: bool,
+}
+
 impl<'a> PairBatches<'a> {
+    /// The puzzles of `puzzle_sources` (one input: a file, or a folder's
+    /// part files) paired with their answers: from `answer_sources`, an
+    /// input of their own; without it, from an answer column of a table of
+    /// puzzles (read row by row beside them), or from the text after each
+    /// puzzle. The names are the two inputs as the user gave them.
+    pub fn open(
+        puzzle_sources: &'a [Source],
+        answer_sources: Option<&'a [Source]>,
+        options: PairOptions<'a>,
+        puzzles_name: String,
+        answers_name: String,
+    ) -> anyhow::Result<PairBatches<'a>> {
+        let carried = answer_sources.is_none().then_some(options.answer_column);
+        let puzzles = PuzzleFiles::new(puzzle_sources, options.forced, options.column, carried)?;
+        let answers = match answer_sources {
+            Some(sources) => Some(AnswerFiles::new(sources, None, options.quiet)?),
+            None if puzzles.table => Some(AnswerFiles::new(
+                puzzle_sources,
+                Some(options.answer_column),
+                options.quiet,
+            )?),
+            None => None,
+        };
+        Ok(PairBatches::new(
+            puzzles,
+            answers,
+            puzzles_name,
+            answers_name,
+        ))
+    }
+
     /// `puzzles_name` and `answers_name` name the two sides in the message
     /// of a mismatch.
     pub fn new(

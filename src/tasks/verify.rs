@@ -4,13 +4,15 @@
 //! then proves the claim or says, in a [`Failure`], exactly what is wrong
 //! with it.
 
-use crate::engine::pairs::Pair;
+use crate::engine::pairs::{Pair, PairBatches};
+use crate::engine::pipeline::{run_ordered, Stop};
 use crate::puzzle::grid::{Grid, ParseError, Unit, CELLS, COL_OF, ROW_OF};
 use crate::puzzle::Puzzle;
 use crate::puzzle::Status;
 use crate::read::answers::{column_answer, embedded_answer, parse_answer, BadAnswer, Claim};
 use crate::solver::Solver;
 use std::fmt;
+use std::ops::ControlFlow;
 
 /// Why an answer is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -348,6 +350,33 @@ pub struct Located {
     /// its own.
     pub answer_at: Option<(usize, u64)>,
     pub failure: Failure,
+}
+
+/// Checks every pair on `pool` (the pairs made on the calling thread, at
+/// most four batches a thread in flight), giving `take` each batch's
+/// record count and wrong records, in input order; `take` may stop the
+/// run with an error. Every check uses the fast solver.
+pub fn check_all(
+    pool: &rayon::ThreadPool,
+    pairs: &mut PairBatches<'_>,
+    options: CheckOptions,
+    mut take: impl FnMut(u64, Vec<Located>) -> ControlFlow<anyhow::Error>,
+) -> anyhow::Result<()> {
+    let result = run_ordered(
+        pool,
+        pairs,
+        pool.current_num_threads() * 4,
+        |batch: Vec<Pair>| {
+            let n = batch.len() as u64;
+            let mut solver = crate::solver::FastSolver::new();
+            (n, check_pairs(&mut solver, batch, options))
+        },
+        |(n, found)| take(n, found),
+    );
+    match result {
+        Ok(()) => Ok(()),
+        Err(Stop::Source(e) | Stop::Sink(e)) => Err(e),
+    }
 }
 
 /// Checks a batch of pairs (each answer read, then its claim checked
