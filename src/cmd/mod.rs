@@ -12,6 +12,7 @@ pub mod canon;
 pub mod completions;
 pub mod dedup;
 pub mod generate;
+pub mod grade;
 pub mod man;
 pub mod output;
 pub mod progress;
@@ -102,6 +103,7 @@ enum Command {
     Bench(bench::Args),
     Generate(generate::Args),
     Rate(rate::Args),
+    Grade(grade::Args),
     Canon(canon::Args),
     Dedup(dedup::Args),
     Completions(completions::Args),
@@ -126,6 +128,7 @@ where
         Command::Bench(args) => bench::run(args),
         Command::Generate(args) => generate::run(args),
         Command::Rate(args) => rate::run(args),
+        Command::Grade(args) => grade::run(args),
         Command::Canon(args) => canon::run(args),
         Command::Dedup(args) => dedup::run(args),
         Command::Completions(args) => completions::run(args, Cli::command()),

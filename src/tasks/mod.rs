@@ -8,5 +8,6 @@ pub mod bench;
 pub mod canon;
 pub mod classes;
 pub mod generate;
+pub mod grade;
 pub mod rate;
 pub mod verify;

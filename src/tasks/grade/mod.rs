@@ -1,0 +1,261 @@
+//! Grading a puzzle as a person solves it, on Sudoku Explainer's scale
+//! (SE 1.2.1): a path of steps, each the first that the easiest technique
+//! able to make progress finds, each technique with SE's rating. ER is the
+//! hardest step of the path, EP the hardest up to the first placement, ED
+//! the first step's rating.
+//!
+//! The techniques live one family per module ([`singles`], ...); [`Board`]
+//! holds the candidates. Ratings are in tenths (`72` is 7.2), as SE gives
+//! them to one decimal.
+
+pub mod board;
+mod combos;
+pub mod fish;
+pub mod intersections;
+pub mod singles;
+pub mod subsets;
+pub mod wings;
+
+pub use board::Board;
+
+use crate::puzzle::Puzzle;
+use crate::solver::{FastSolver, Outcome};
+
+/// A rating in tenths: 72 is SE's 7.2.
+pub type Rating = u16;
+
+/// The techniques of SE 1.2.1, by the names SE gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Technique {
+    /// Last empty cell of a unit (1.0).
+    FullHouse,
+    /// Hidden single in a box (1.2) or a row or column (1.5).
+    HiddenSingle,
+    /// Pointing that leaves a hidden single (1.7).
+    DirectPointing,
+    /// Claiming that leaves a hidden single (1.9).
+    DirectClaiming,
+    /// Hidden pair that leaves a hidden single (2.0).
+    DirectHiddenPair,
+    /// Naked single (2.3).
+    NakedSingle,
+    /// Hidden triple that leaves a hidden single (2.5).
+    DirectHiddenTriple,
+    /// Pointing (2.6).
+    Pointing,
+    /// Claiming (2.8).
+    Claiming,
+    /// Naked pair (3.0).
+    NakedPair,
+    /// X-wing (3.2).
+    XWing,
+    /// Hidden pair (3.4).
+    HiddenPair,
+    /// Naked triple (3.6).
+    NakedTriple,
+    /// Swordfish (3.8).
+    Swordfish,
+    /// Hidden triple (4.0).
+    HiddenTriple,
+    /// XY-wing (4.2).
+    XyWing,
+    /// XYZ-wing (4.4).
+    XyzWing,
+    /// Naked quad (5.0).
+    NakedQuad,
+    /// Jellyfish (5.2).
+    Jellyfish,
+    /// Hidden quad (5.4).
+    HiddenQuad,
+}
+
+impl Technique {
+    /// SE's name of the technique.
+    pub fn name(self) -> &'static str {
+        match self {
+            Technique::FullHouse => "Hidden Single",
+            Technique::HiddenSingle => "Hidden Single",
+            Technique::DirectPointing => "Direct Pointing",
+            Technique::DirectClaiming => "Direct Claiming",
+            Technique::DirectHiddenPair => "Direct Hidden Pair",
+            Technique::NakedSingle => "Naked Single",
+            Technique::DirectHiddenTriple => "Direct Hidden Triplet",
+            Technique::Pointing => "Pointing",
+            Technique::Claiming => "Claiming",
+            Technique::NakedPair => "Naked Pair",
+            Technique::XWing => "X-Wing",
+            Technique::HiddenPair => "Hidden Pair",
+            Technique::NakedTriple => "Naked Triplet",
+            Technique::Swordfish => "Swordfish",
+            Technique::HiddenTriple => "Hidden Triplet",
+            Technique::XyWing => "XY-Wing",
+            Technique::XyzWing => "XYZ-Wing",
+            Technique::NakedQuad => "Naked Quad",
+            Technique::Jellyfish => "Jellyfish",
+            Technique::HiddenQuad => "Hidden Quad",
+        }
+    }
+
+    /// A short name for a technique (no spaces).
+    pub fn code(self) -> &'static str {
+        match self {
+            Technique::FullHouse => "full_house",
+            Technique::HiddenSingle => "hidden_single",
+            Technique::DirectPointing => "direct_pointing",
+            Technique::DirectClaiming => "direct_claiming",
+            Technique::DirectHiddenPair => "direct_hidden_pair",
+            Technique::NakedSingle => "naked_single",
+            Technique::DirectHiddenTriple => "direct_hidden_triple",
+            Technique::Pointing => "pointing",
+            Technique::Claiming => "claiming",
+            Technique::NakedPair => "naked_pair",
+            Technique::XWing => "x_wing",
+            Technique::HiddenPair => "hidden_pair",
+            Technique::NakedTriple => "naked_triple",
+            Technique::Swordfish => "swordfish",
+            Technique::HiddenTriple => "hidden_triple",
+            Technique::XyWing => "xy_wing",
+            Technique::XyzWing => "xyz_wing",
+            Technique::NakedQuad => "naked_quad",
+            Technique::Jellyfish => "jellyfish",
+            Technique::HiddenQuad => "hidden_quad",
+        }
+    }
+}
+
+/// One step of a solving path: what the technique found, and what it does
+/// to the grid (a placement, or candidates removed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    pub technique: Technique,
+    pub rating: Rating,
+    /// The cell (0-80) and digit placed, if the step places one.
+    pub placed: Option<(u8, u8)>,
+    /// Candidates removed: (cell, digit), in cell order.
+    pub eliminated: Vec<(u8, u8)>,
+    /// The cells the pattern stands on (the unit's cells for a single,
+    /// the pair's for a naked pair, ...), for a reader to find it.
+    pub pattern: Vec<u8>,
+}
+
+impl Step {
+    /// Applies the step to `board`.
+    pub fn apply(&self, board: &mut Board) {
+        if let Some((cell, d)) = self.placed {
+            board.place(cell, d);
+        }
+        for &(cell, d) in &self.eliminated {
+            board.eliminate(cell, d);
+        }
+    }
+}
+
+/// What grading a puzzle found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grade {
+    /// Uniquely solvable, and every step of its path found: ER, EP, ED.
+    Rated {
+        er: Rating,
+        ep: Rating,
+        ed: Rating,
+        /// The technique of the (first) ER step.
+        hardest: Technique,
+        steps: Vec<Step>,
+    },
+    /// Uniquely solvable, but a step needs a technique beyond those
+    /// implemented: `er` is the hardest step reached, a lower bound.
+    Beyond {
+        er: Rating,
+        ep: Option<Rating>,
+        ed: Option<Rating>,
+        steps: Vec<Step>,
+    },
+    /// More than one solution (SE rates only unique puzzles).
+    Multiple,
+    /// No solution.
+    Unsolvable,
+}
+
+/// Grades `puzzle` (valid: no digit given twice in a unit). Givens start
+/// from the candidates they leave; pencilmarks from their candidates (a
+/// cell with one is not yet placed). `steps`: keep the path (else only the
+/// ratings are kept).
+pub fn grade(puzzle: &Puzzle, solver: &mut FastSolver, steps: bool) -> Grade {
+    match puzzle.solve(solver, 2) {
+        Outcome { solutions: 0, .. } => return Grade::Unsolvable,
+        Outcome { solutions: 1, .. } => {}
+        _ => return Grade::Multiple,
+    }
+    let board = match puzzle {
+        Puzzle::Givens(g) => Board::new(g),
+        Puzzle::Marks(c) => Board::from_candidates(*c.masks()),
+    };
+    grade_path(board, steps)
+}
+
+/// Walks the solving path from `board`: the first step the easiest
+/// technique finds, applied, until the grid is full or nothing is found.
+pub fn grade_path(mut board: Board, keep: bool) -> Grade {
+    let mut path = Vec::new();
+    let mut er: Rating = 0;
+    let mut hardest = Technique::FullHouse;
+    let (mut ep, mut ed) = (None, None);
+    while !board.is_solved() {
+        let Some(step) = next_step(&board) else {
+            return Grade::Beyond {
+                er,
+                ep,
+                ed,
+                steps: path,
+            };
+        };
+        if step.rating > er {
+            er = step.rating;
+            hardest = step.technique;
+        }
+        step.apply(&mut board);
+        if ep.is_none() {
+            ed.get_or_insert(er);
+            if step.placed.is_some() {
+                ep = Some(er);
+            }
+        }
+        if keep {
+            path.push(step);
+        }
+    }
+    Grade::Rated {
+        er,
+        ep: ep.unwrap_or(er),
+        ed: ed.unwrap_or(er),
+        hardest,
+        steps: path,
+    }
+}
+
+/// The next step: the producers in SE's order, the first hint found.
+fn next_step(board: &Board) -> Option<Step> {
+    use subsets::{hidden_set, naked_set};
+    singles::hidden_single(board)
+        .or_else(|| intersections::locked_candidates(board, true))
+        .or_else(|| hidden_set(board, 2, true))
+        .or_else(|| singles::naked_single(board))
+        .or_else(|| hidden_set(board, 3, true))
+        .or_else(|| intersections::locked_candidates(board, false))
+        .or_else(|| naked_set(board, 2))
+        .or_else(|| fish::fish(board, 2))
+        .or_else(|| hidden_set(board, 2, false))
+        .or_else(|| naked_set(board, 3))
+        .or_else(|| fish::fish(board, 3))
+        .or_else(|| hidden_set(board, 3, false))
+        .or_else(|| wings::xy_wing(board, false))
+        .or_else(|| wings::xy_wing(board, true))
+        .or_else(|| naked_set(board, 4))
+        .or_else(|| fish::fish(board, 4))
+        .or_else(|| hidden_set(board, 4, false))
+}
+
+/// A rating as SE writes it: `7.2`.
+pub fn rating_text(r: Rating) -> String {
+    format!("{}.{}", r / 10, r % 10)
+}

@@ -1,0 +1,141 @@
+//! Naked and hidden sets. A naked set: k cells of a unit whose candidates
+//! together are k digits, which then leave the unit's other cells. A
+//! hidden set: k digits of a unit whose places together are k cells,
+//! which then hold no other digit. The direct hidden forms count only when
+//! that leaves a hidden single in the unit, which they place.
+
+use super::board::Board;
+use super::combos::{combos, members};
+use super::singles::SCAN_ORDER;
+use super::{Step, Technique};
+use crate::puzzle::grid::UNIT_CELLS;
+
+fn empty_count(board: &Board, u: usize) -> usize {
+    UNIT_CELLS[u]
+        .iter()
+        .filter(|&&c| board.value(c) == 0)
+        .count()
+}
+
+/// The first naked set of `k` cells (2, 3 or 4) in SE's order: units
+/// boxes, columns, rows; in each, the cell sets in [`combos`] order. Only
+/// units with at least 2k empty cells are searched (a smaller one is the
+/// hidden set of its other cells).
+pub fn naked_set(board: &Board, k: u32) -> Option<Step> {
+    for &u in &SCAN_ORDER {
+        if empty_count(board, u) < 2 * k as usize {
+            continue;
+        }
+        for set in combos(k) {
+            let mut union = 0u16;
+            let mut each_open = true;
+            for i in members(set) {
+                let m = board.cands(UNIT_CELLS[u][i]);
+                each_open &= m.count_ones() > 1;
+                union |= m;
+            }
+            if !each_open || union.count_ones() != k {
+                continue;
+            }
+            let mut eliminated = Vec::new();
+            for (i, &c) in UNIT_CELLS[u].iter().enumerate() {
+                if set & (1 << i) == 0 {
+                    for d in super::board::digits(board.cands(c) & union) {
+                        eliminated.push((c, d));
+                    }
+                }
+            }
+            if eliminated.is_empty() {
+                continue;
+            }
+            let (technique, rating) = match k {
+                2 => (Technique::NakedPair, 30),
+                3 => (Technique::NakedTriple, 36),
+                _ => (Technique::NakedQuad, 50),
+            };
+            return Some(Step {
+                technique,
+                rating,
+                placed: None,
+                eliminated,
+                pattern: members(set).map(|i| UNIT_CELLS[u][i]).collect(),
+            });
+        }
+    }
+    None
+}
+
+/// The first hidden set of `k` digits in SE's order: units boxes,
+/// columns, rows; in each, the digit sets in [`combos`] order, each digit
+/// with at least two places. Indirect: only units with more than 2k empty
+/// cells (3.4 pair, 4.0 triple, 5.4 quad). `direct` (k = 2 or 3): units
+/// with more than k empty cells, and only sets whose removals leave
+/// another digit one place in the unit (2.0 pair, 2.5 triple).
+pub fn hidden_set(board: &Board, k: u32, direct: bool) -> Option<Step> {
+    for &u in &SCAN_ORDER {
+        let empty = empty_count(board, u);
+        if !(empty > 2 * k as usize || (direct && empty > k as usize)) {
+            continue;
+        }
+        let places: [u16; 9] = std::array::from_fn(|i| board.positions(u, i as u8 + 1));
+        for set in combos(k) {
+            let mut union = 0u16;
+            let mut each_open = true;
+            for i in members(set) {
+                each_open &= places[i].count_ones() > 1;
+                union |= places[i];
+            }
+            if !each_open || union.count_ones() != k {
+                continue;
+            }
+            // `set` holds digits - 1: as a candidate mask it is the digits.
+            let mut eliminated = Vec::new();
+            for i in members(union) {
+                let c = UNIT_CELLS[u][i];
+                for d in super::board::digits(board.cands(c) & !set) {
+                    eliminated.push((c, d));
+                }
+            }
+            let pattern: Vec<u8> = members(union).map(|i| UNIT_CELLS[u][i]).collect();
+            if !direct {
+                if eliminated.is_empty() {
+                    continue;
+                }
+                let (technique, rating) = match k {
+                    2 => (Technique::HiddenPair, 34),
+                    3 => (Technique::HiddenTriple, 40),
+                    _ => (Technique::HiddenQuad, 54),
+                };
+                return Some(Step {
+                    technique,
+                    rating,
+                    placed: None,
+                    eliminated,
+                    pattern,
+                });
+            }
+            // A digit outside the set with one place left outside its cells.
+            let single = (0..9).filter(|&i| set & (1 << i) == 0).find_map(|i| {
+                let rest = places[i] & !union;
+                (places[i].count_ones() > 1 && rest.count_ones() == 1)
+                    .then(|| (UNIT_CELLS[u][rest.trailing_zeros() as usize], i as u8 + 1))
+            });
+            if let Some(placed) = single {
+                let (technique, rating) = match k {
+                    2 => (Technique::DirectHiddenPair, 20),
+                    _ => (Technique::DirectHiddenTriple, 25),
+                };
+                // SE's direct steps only place: the removals are their
+                // reason, not applied.
+                return Some(Step {
+                    technique,
+                    rating,
+                    placed: Some(placed),
+                    eliminated: Vec::new(),
+                    pattern,
+                });
+            }
+        }
+    }
+    None
+}

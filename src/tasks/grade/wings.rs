@@ -1,0 +1,64 @@
+//! XY-wing and XYZ-wing: a pivot cell with candidates xy (or xyz) sees
+//! two cells xz and yz; whichever the pivot holds, one of them is z, so z
+//! leaves every cell that sees both (and, for XYZ, the pivot too).
+
+use super::board::{Board, PEERS};
+use super::{Step, Technique};
+
+/// The first XY-wing (`xyz` false, 4.2) or XYZ-wing (4.4) in SE's order:
+/// pivots in cell order, then the first wing among the pivot's peers in
+/// cell order, then the second.
+pub fn xy_wing(board: &Board, xyz: bool) -> Option<Step> {
+    let size = if xyz { 3 } else { 2 };
+    for pivot in 0..81u8 {
+        let xy = board.cands(pivot);
+        if xy.count_ones() != size {
+            continue;
+        }
+        for &xz_cell in &PEERS[pivot as usize] {
+            let xz = board.cands(xz_cell);
+            if xz.count_ones() != 2 || (xy & !xz).count_ones() != 1 {
+                continue;
+            }
+            for &yz_cell in &PEERS[pivot as usize] {
+                let yz = board.cands(yz_cell);
+                if yz.count_ones() != 2 || (xy | xz | yz).count_ones() != 3 {
+                    continue;
+                }
+                let common = (xy & xz & yz).count_ones();
+                if common != u32::from(xyz) {
+                    continue;
+                }
+                let z = xz & yz;
+                let d = z.trailing_zeros() as u8 + 1;
+                let eliminated: Vec<(u8, u8)> = PEERS[xz_cell as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&c| {
+                        c != pivot
+                            && c != yz_cell
+                            && PEERS[yz_cell as usize].contains(&c)
+                            && (!xyz || PEERS[pivot as usize].contains(&c))
+                            && board.has(c, d)
+                    })
+                    .map(|c| (c, d))
+                    .collect();
+                if eliminated.is_empty() {
+                    continue;
+                }
+                return Some(Step {
+                    technique: if xyz {
+                        Technique::XyzWing
+                    } else {
+                        Technique::XyWing
+                    },
+                    rating: if xyz { 44 } else { 42 },
+                    placed: None,
+                    eliminated,
+                    pattern: vec![pivot, xz_cell, yz_cell],
+                });
+            }
+        }
+    }
+    None
+}
