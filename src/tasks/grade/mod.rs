@@ -12,6 +12,7 @@ pub mod board;
 mod combos;
 pub mod fish;
 pub mod intersections;
+pub mod loops;
 pub mod singles;
 pub mod subsets;
 pub mod wings;
@@ -61,6 +62,10 @@ pub enum Technique {
     XyWing,
     /// XYZ-wing (4.4).
     XyzWing,
+    /// Unique rectangle (4.5, more for types 3).
+    UniqueRectangle,
+    /// Unique loop (4.6 for six cells, 4.7 for eight, 5.0 for ten or more).
+    UniqueLoop,
     /// Naked quad (5.0).
     NakedQuad,
     /// Jellyfish (5.2).
@@ -90,6 +95,8 @@ impl Technique {
             Technique::HiddenTriple => "Hidden Triplet",
             Technique::XyWing => "XY-Wing",
             Technique::XyzWing => "XYZ-Wing",
+            Technique::UniqueRectangle => "Unique Rectangle",
+            Technique::UniqueLoop => "Unique Loop",
             Technique::NakedQuad => "Naked Quad",
             Technique::Jellyfish => "Jellyfish",
             Technique::HiddenQuad => "Hidden Quad",
@@ -116,6 +123,8 @@ impl Technique {
             Technique::HiddenTriple => "hidden_triple",
             Technique::XyWing => "xy_wing",
             Technique::XyzWing => "xyz_wing",
+            Technique::UniqueRectangle => "unique_rectangle",
+            Technique::UniqueLoop => "unique_loop",
             Technique::NakedQuad => "naked_quad",
             Technique::Jellyfish => "jellyfish",
             Technique::HiddenQuad => "hidden_quad",
@@ -250,6 +259,7 @@ fn next_step(board: &Board) -> Option<Step> {
         .or_else(|| hidden_set(board, 3, false))
         .or_else(|| wings::xy_wing(board, false))
         .or_else(|| wings::xy_wing(board, true))
+        .or_else(|| loops::unique_loop(board))
         .or_else(|| naked_set(board, 4))
         .or_else(|| fish::fish(board, 4))
         .or_else(|| hidden_set(board, 4, false))

@@ -1,0 +1,366 @@
+//! Unique rectangles and loops (4.5-5.0 and up). A loop of cells that
+//! all hold the same two digits, each row, column and box of it entered
+//! and left once, could swap the two digits: a puzzle with one solution
+//! cannot end in such a deadly pattern, so what prevents it must hold.
+//! Type 1: one cell with more digits loses the two. Type 2: the extra
+//! cells share one extra digit, which leaves every cell seeing them all.
+//! Type 3: the two extra cells act as one cell of their extra digits in a
+//! naked set (or the loop's digits in a hidden set) of a unit they share.
+//! Type 4: one loop digit is locked to the two extra cells in a unit they
+//! share, so the other leaves them.
+//!
+//! The search, the hints' order and their ratings follow Sudoku Explainer
+//! (with lkSudoku's corrections, on by default in SukakuExplainer): loops
+//! from each bivalue cell in cell order, the hints sorted by rating and
+//! then type, the first taken.
+
+use super::board::{digits, Board, PEERS};
+use super::combos::{combos, members};
+use super::{Step, Technique};
+use crate::puzzle::grid::{BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
+
+/// The unit of each kind (box, row, column: SE's order here) holding `cell`.
+fn units_of(cell: u8) -> [usize; 3] {
+    let c = cell as usize;
+    [
+        18 + BOX_OF[c] as usize,
+        ROW_OF[c] as usize,
+        9 + COL_OF[c] as usize,
+    ]
+}
+
+/// A hint found, before sorting.
+struct Found {
+    rating: u16,
+    /// 1, 2, 3 or 4 (both forms of type 3 are 3).
+    kind: u8,
+    /// For telling repeats apart: the form (1, 2, 3 naked 30, 3 hidden
+    /// 31, 4), the loop's cells sorted, the unit and digits of a type 3.
+    key: (u8, Vec<u8>, usize, u16),
+    eliminated: Vec<(u8, u8)>,
+    loop_cells: Vec<u8>,
+}
+
+/// The rating of a loop of `len` cells: 4.5 for a rectangle, 4.6 for 6
+/// cells, 4.7 for 8, 5.0 for 10 or more.
+fn loop_rating(len: usize) -> u16 {
+    match len {
+        0..=4 => 45,
+        5..=6 => 46,
+        7..=9 => 47,
+        _ => 50,
+    }
+}
+
+/// The first unique rectangle or loop step, as SE picks it.
+pub fn unique_loop(board: &Board) -> Option<Step> {
+    let mut found: Vec<Found> = Vec::new();
+    for start in 0..81u8 {
+        let m = board.cands(start);
+        if m.count_ones() != 2 {
+            continue;
+        }
+        let mut loops = Vec::new();
+        let mut path = Vec::new();
+        extend(board, start, m, &mut path, 2, 0, usize::MAX, &mut loops);
+        for lp in loops {
+            if !is_valid_loop(&lp) {
+                continue;
+            }
+            hints_of_loop(board, &lp, m, &mut found);
+        }
+    }
+    // A stable sort: rating, then type, else the order found.
+    found.sort_by_key(|f| (f.rating, f.kind));
+    let f = found.into_iter().next()?;
+    let technique = match (f.kind, f.loop_cells.len()) {
+        (_, 4) => Technique::UniqueRectangle,
+        _ => Technique::UniqueLoop,
+    };
+    let mut eliminated = f.eliminated;
+    eliminated.sort_unstable();
+    Some(Step {
+        technique,
+        rating: f.rating,
+        placed: None,
+        eliminated,
+        pattern: f.loop_cells,
+    })
+}
+
+/// Depth-first search for loops through `cell` (SE's walk: from each cell
+/// along a unit of another kind than the one it was reached by, to cells
+/// holding both digits; at most two cells with more digits, unless they
+/// all add the same one digit).
+#[allow(clippy::too_many_arguments)]
+fn extend(
+    board: &Board,
+    cell: u8,
+    pair: u16,
+    path: &mut Vec<u8>,
+    allowed_extra: i32,
+    extra: u16,
+    last_kind: usize,
+    loops: &mut Vec<Vec<u8>>,
+) {
+    path.push(cell);
+    for (kind, &u) in units_of(cell).iter().enumerate() {
+        if kind == last_kind {
+            continue;
+        }
+        for &next in &UNIT_CELLS[u] {
+            if next == path[0] && path.len() >= 4 {
+                loops.push(path.clone());
+            } else if !path.contains(&next) {
+                let m = board.cands(next);
+                if m & pair != pair {
+                    continue;
+                }
+                let new_extra = (extra | m) & !pair;
+                let wide = m.count_ones() > 2;
+                if !wide || new_extra.count_ones() == 1 || allowed_extra > 0 {
+                    let allowed = allowed_extra - i32::from(wide);
+                    extend(board, next, pair, path, allowed, new_extra, kind, loops);
+                }
+            }
+        }
+    }
+    path.pop();
+}
+
+/// A loop is valid when, walking it, each unit is met once at odd steps
+/// and once at even steps (or never).
+fn is_valid_loop(lp: &[u8]) -> bool {
+    let mut seen = [[false; 27]; 2];
+    for (k, &cell) in lp.iter().enumerate() {
+        for u in units_of(cell) {
+            if seen[k % 2][u] {
+                return false;
+            }
+            seen[k % 2][u] = true;
+        }
+    }
+    seen[0] == seen[1]
+}
+
+/// The hints of one valid loop on digits `pair`, added to `found` unless
+/// already there.
+fn hints_of_loop(board: &Board, lp: &[u8], pair: u16, found: &mut Vec<Found>) {
+    let extra_cells: Vec<u8> = lp
+        .iter()
+        .copied()
+        .filter(|&c| board.cands(c).count_ones() > 2)
+        .collect();
+    let base = loop_rating(lp.len());
+    let mut sorted = lp.to_vec();
+    sorted.sort_unstable();
+    let mut add = |rating: u16, kind: u8, form: u8, unit: usize, vals: u16, elim: Vec<(u8, u8)>| {
+        if elim.is_empty() {
+            return;
+        }
+        let key = (form, sorted.clone(), unit, vals);
+        if found.iter().any(|f| f.key == key) {
+            return;
+        }
+        found.push(Found {
+            rating,
+            kind,
+            key,
+            eliminated: elim,
+            loop_cells: lp.to_vec(),
+        });
+    };
+    match extra_cells.len() {
+        1 => {
+            let c = extra_cells[0];
+            let elim = digits(pair).map(|d| (c, d)).collect();
+            add(base, 1, 1, 0, 0, elim);
+        }
+        2 => {
+            let (c1, c2) = (extra_cells[0], extra_cells[1]);
+            let rest = (board.cands(c1) | board.cands(c2)) & !pair;
+            if rest.count_ones() == 1 {
+                add(base, 2, 2, 0, 0, type2(board, &extra_cells, pair));
+            } else if rest.count_ones() >= 2 {
+                for (rating, form, unit, vals, elim) in type3(board, c1, c2, pair, rest, base) {
+                    add(rating, 3, form, unit, vals, elim);
+                }
+            }
+            if let Some(elim) = type4(board, c1, c2, pair) {
+                add(base, 4, 4, 0, 0, elim);
+            }
+        }
+        n if n > 2 => add(base, 2, 2, 0, 0, type2(board, &extra_cells, pair)),
+        _ => {}
+    }
+}
+
+/// Type 2: the extra digit (the first cell's) leaves every cell that sees
+/// all the extra cells.
+fn type2(board: &Board, extra_cells: &[u8], pair: u16) -> Vec<(u8, u8)> {
+    let extra = board.cands(extra_cells[0]) & !pair;
+    let d = extra.trailing_zeros() as u8 + 1;
+    PEERS[extra_cells[0] as usize]
+        .iter()
+        .copied()
+        .filter(|&c| {
+            !extra_cells.contains(&c)
+                && extra_cells[1..]
+                    .iter()
+                    .all(|&e| PEERS[e as usize].contains(&c))
+                && board.has(c, d)
+        })
+        .map(|c| (c, d))
+        .collect()
+}
+
+/// Type 4: a loop digit with no other place in a unit the two extra cells
+/// share (v1 first) leaves the other loop digit out of both.
+fn type4(board: &Board, c1: u8, c2: u8, pair: u16) -> Option<Vec<(u8, u8)>> {
+    let mut dv = digits(pair);
+    let (v1, v2) = (dv.next()?, dv.next()?);
+    let (mut locked1, mut locked2) = (false, false);
+    for (u1, u2) in units_of(c1).into_iter().zip(units_of(c2)) {
+        if u1 != u2 {
+            continue;
+        }
+        let elsewhere = |d| {
+            UNIT_CELLS[u1]
+                .iter()
+                .any(|&c| c != c1 && c != c2 && board.has(c, d))
+        };
+        locked1 |= !elsewhere(v1);
+        locked2 |= !elsewhere(v2);
+    }
+    let removed = match (locked1, locked2) {
+        (true, _) => v2,
+        (false, true) => v1,
+        _ => return None,
+    };
+    Some(
+        [c1, c2]
+            .into_iter()
+            .filter(|&c| board.has(c, removed))
+            .map(|c| (c, removed))
+            .collect(),
+    )
+}
+
+/// A type 3 hint: rating, form (30 naked, 31 hidden), unit, the set's
+/// digits, the removals.
+type Type3 = (u16, u8, usize, u16, Vec<(u8, u8)>);
+
+/// Type 3 hints, in SE's order
+/// (set size 2 to 7; units box, row, column shared by c1 and c2; naked
+/// sets, then hidden).
+fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16, base: u16) -> Vec<Type3> {
+    let mut out = Vec::new();
+    for degree in 2..=7u32 {
+        for (u1, u2) in units_of(c1).into_iter().zip(units_of(c2)) {
+            if u1 != u2 {
+                continue;
+            }
+            let u = u1;
+            let cells = &UNIT_CELLS[u];
+            let empty = cells.iter().filter(|&&c| board.value(c) == 0).count() as u32;
+            let i1 = cells.iter().position(|&c| c == c1).expect("in the unit");
+            let i2 = cells.iter().position(|&c| c == c2).expect("in the unit");
+            if degree * 2 <= empty && degree >= extra.count_ones() {
+                for set in combos(degree) {
+                    if set & (1 << i1) == 0 || set & (1 << i2) != 0 {
+                        continue;
+                    }
+                    let mut naked = extra & board.cands(c1) & board.cands(c2);
+                    let mut union = 0u16;
+                    let mut each_open = true;
+                    let mut others = Vec::new();
+                    for i in members(set) {
+                        let m = if i == i1 {
+                            extra
+                        } else {
+                            let m = board.cands(cells[i]);
+                            naked |= m;
+                            others.push(cells[i]);
+                            m
+                        };
+                        each_open &= m.count_ones() > 1;
+                        union |= m;
+                    }
+                    if naked.count_ones() != degree || !each_open || union.count_ones() != degree {
+                        continue;
+                    }
+                    let elim = naked_removals(board, union, &others, c1, c2);
+                    let rating = base + (degree as u16 - 1);
+                    out.push((rating, 30, u, union, elim));
+                }
+            }
+            if degree * 2 < empty {
+                let rem: Vec<u8> = (1..=9u8)
+                    .filter(|&d| pair & (1 << (d - 1)) == 0 && extra & (1 << (d - 1)) == 0)
+                    .collect();
+                if (degree as usize) - 2 > rem.len() {
+                    continue;
+                }
+                for pick in combos_of(degree - 2, rem.len()) {
+                    let mut values = pair;
+                    for i in members(pick) {
+                        values |= 1 << (rem[i] - 1);
+                    }
+                    let mut union = 0u16;
+                    let mut none_empty = true;
+                    for d in digits(values) {
+                        let p = board.positions(u, d) & !(1 << i2);
+                        none_empty &= p != 0;
+                        union |= p;
+                    }
+                    if !none_empty || union.count_ones() != degree {
+                        continue;
+                    }
+                    let places = union & !(1 << i1) & !(1 << i2);
+                    let mut elim = Vec::new();
+                    for i in members(places) {
+                        let c = cells[i];
+                        for d in digits(board.cands(c) & !values) {
+                            elim.push((c, d));
+                        }
+                    }
+                    let rating = base + (places.count_ones() as u16).saturating_sub(1);
+                    out.push((rating, 31, u, values, elim));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The `k`-subsets of `0..n` (n at most 9) in SE's order.
+fn combos_of(k: u32, n: usize) -> impl Iterator<Item = u16> {
+    combos(k).filter(move |&m| (m as u32) < (1 << n))
+}
+
+/// A type 3 naked set's removals: each of its digits leaves the cells
+/// that see every set cell holding it (c1 and c2 counted when they hold it).
+fn naked_removals(board: &Board, digits_mask: u16, others: &[u8], c1: u8, c2: u8) -> Vec<(u8, u8)> {
+    let mut elim = Vec::new();
+    for d in digits(digits_mask) {
+        let holders: Vec<u8> = others
+            .iter()
+            .copied()
+            .chain([c1, c2])
+            .filter(|&c| board.has(c, d))
+            .collect();
+        let Some(&first) = holders.first() else {
+            continue;
+        };
+        for &v in &PEERS[first as usize] {
+            if holders
+                .iter()
+                .all(|&h| h != v && PEERS[h as usize].contains(&v))
+                && board.has(v, d)
+            {
+                elim.push((v, d));
+            }
+        }
+    }
+    elim
+}
