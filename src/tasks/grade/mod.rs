@@ -9,6 +9,7 @@
 //! them to one decimal.
 
 pub mod board;
+pub mod bug;
 mod combos;
 pub mod fish;
 pub mod intersections;
@@ -72,6 +73,8 @@ pub enum Technique {
     Jellyfish,
     /// Hidden quad (5.4).
     HiddenQuad,
+    /// Bivalue universal grave, types 1-4 (5.6-6.2).
+    Bug,
 }
 
 impl Technique {
@@ -100,6 +103,7 @@ impl Technique {
             Technique::NakedQuad => "Naked Quad",
             Technique::Jellyfish => "Jellyfish",
             Technique::HiddenQuad => "Hidden Quad",
+            Technique::Bug => "Bivalue Universal Grave",
         }
     }
 
@@ -128,6 +132,7 @@ impl Technique {
             Technique::NakedQuad => "naked_quad",
             Technique::Jellyfish => "jellyfish",
             Technique::HiddenQuad => "hidden_quad",
+            Technique::Bug => "bug",
         }
     }
 }
@@ -263,6 +268,7 @@ fn next_step(board: &Board) -> Option<Step> {
         .or_else(|| naked_set(board, 4))
         .or_else(|| fish::fish(board, 4))
         .or_else(|| hidden_set(board, 4, false))
+        .or_else(|| bug::bug(board))
 }
 
 /// A rating as SE writes it: `7.2`.
