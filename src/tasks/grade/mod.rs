@@ -8,6 +8,7 @@
 //! holds the candidates. Ratings are in tenths (`72` is 7.2), as SE gives
 //! them to one decimal.
 
+pub mod ape;
 pub mod board;
 pub mod bug;
 mod combos;
@@ -75,6 +76,8 @@ pub enum Technique {
     HiddenQuad,
     /// Bivalue universal grave, types 1-4 (5.6-6.2).
     Bug,
+    /// Aligned pair exclusion (6.2).
+    AlignedPairExclusion,
 }
 
 impl Technique {
@@ -104,6 +107,7 @@ impl Technique {
             Technique::Jellyfish => "Jellyfish",
             Technique::HiddenQuad => "Hidden Quad",
             Technique::Bug => "Bivalue Universal Grave",
+            Technique::AlignedPairExclusion => "Aligned Pair Exclusion",
         }
     }
 
@@ -133,6 +137,7 @@ impl Technique {
             Technique::Jellyfish => "jellyfish",
             Technique::HiddenQuad => "hidden_quad",
             Technique::Bug => "bug",
+            Technique::AlignedPairExclusion => "aligned_pair_exclusion",
         }
     }
 }
@@ -269,6 +274,7 @@ fn next_step(board: &Board) -> Option<Step> {
         .or_else(|| fish::fish(board, 4))
         .or_else(|| hidden_set(board, 4, false))
         .or_else(|| bug::bug(board))
+        .or_else(|| ape::aligned_pair_exclusion(board))
 }
 
 /// A rating as SE writes it: `7.2`.
