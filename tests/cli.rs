@@ -226,6 +226,7 @@ fn record_commands(dir: &Path) -> Vec<(&'static str, Vec<String>)> {
         ("solve", vec![at("p.txt"), "-o".into(), at("out.txt")]),
         ("verify", vec![at("p.txt"), at("a.txt")]),
         ("rate", vec![at("p.txt"), "-o".into(), at("out.csv")]),
+        ("grade", vec![at("p.txt"), "-o".into(), at("out.grade")]),
         ("canon", vec![at("p.txt"), "-o".into(), at("out.canon")]),
         ("dedup", vec![at("p.txt"), "-o".into(), at("out.dedup")]),
         (
