@@ -56,6 +56,7 @@ __all__ = [
     "verify",
     "verify_files",
     "rate",
+    "grade",
     "canon",
     "generate",
     "read",
@@ -63,6 +64,7 @@ __all__ = [
     "VerifyResult",
     "VerifyReport",
     "RateResult",
+    "GradeResult",
     "ReadResult",
     "Generated",
 ]
@@ -447,6 +449,30 @@ class VerifyResult(NamedTuple):
     reason: List[Optional[str]]
 
 
+class GradeResult(NamedTuple):
+    """What :func:`grade` found, one entry per puzzle, as ``batchdoku grade``
+    writes it.
+
+    - ``status``: str array: ``rated``, ``beyond`` (a step needs a technique
+      not implemented: ``er`` is the hardest step reached, a lower bound),
+      ``multiple``, ``unsolvable``, ``invalid``, ``malformed``.
+    - ``er``, ``ep``, ``ed``: float arrays, Sudoku Explainer's ratings; NaN
+      where there is none.
+    - ``hardest``: str array, the technique of the ER step ("" where none).
+    - ``steps``: with ``steps=True``, a pyarrow ListArray, per puzzle its
+      path: structs of ``technique``, ``rating``, ``place`` (``r4c5=7`` or
+      null), ``eliminate`` (``r1c2<>5`` strings) and ``cells`` (the
+      pattern's cells); else None.
+    """
+
+    status: np.ndarray
+    er: np.ndarray
+    ep: np.ndarray
+    ed: np.ndarray
+    hardest: np.ndarray
+    steps: Any
+
+
 class RateResult(NamedTuple):
     """What :func:`rate` found, as ``batchdoku rate`` writes it."""
 
@@ -681,6 +707,76 @@ def rate(puzzles: Any, *, threads: int = 0) -> RateResult:
     """
     sols, guesses, inf, dif = _batchdoku.rate(_spec(puzzles), _threads(threads))
     return RateResult(sols, guesses, _INFERENCE_WORDS[inf], _DIFFICULTY_WORDS[dif])
+
+
+_GRADE_STATUS, _TECHNIQUES = (np.array(w) for w in _batchdoku.grade_words())
+# Cell names r1c1..r9c9 by cell number.
+_CELL_NAMES = np.array([f"r{c // 9 + 1}c{c % 9 + 1}" for c in range(81)])
+
+
+def _ratings(tenths: np.ndarray) -> np.ndarray:
+    out = tenths.astype(np.float64) / 10.0
+    out[tenths == 0] = np.nan
+    return out
+
+
+def _steps_array(columns: tuple) -> Any:
+    """The paths as a pyarrow ListArray of step structs, from the flat
+    columns the extension returns."""
+    import pyarrow as pa
+
+    offsets, technique, rating, place, elim_offsets, elim, cell_offsets, cells = columns
+
+    def moves(codes: np.ndarray, sign: str) -> np.ndarray:
+        codes = codes.astype(np.int64)
+        names = _CELL_NAMES[codes // 10] if len(codes) else np.array([], dtype=str)
+        return np.char.add(np.char.add(names, sign), (codes % 10).astype(str)) if len(codes) else names
+
+    placed = place >= 0
+    place_text = np.full(len(place), None, dtype=object)
+    if placed.any():
+        place_text[placed] = moves(place[placed], "=")
+    step = pa.StructArray.from_arrays(
+        [
+            pa.array(_TECHNIQUES[technique] if len(technique) else np.array([], dtype=str), pa.string()),
+            pa.array(rating.astype(np.float64) / 10.0, pa.float64()),
+            pa.array(place_text, pa.string()),
+            pa.ListArray.from_arrays(pa.array(elim_offsets, pa.int32()), pa.array(moves(elim, "<>"), pa.string())),
+            pa.ListArray.from_arrays(
+                pa.array(cell_offsets, pa.int32()),
+                pa.array(_CELL_NAMES[cells] if len(cells) else np.array([], dtype=str), pa.string()),
+            ),
+        ],
+        names=["technique", "rating", "place", "eliminate", "cells"],
+    )
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), step)
+
+
+def grade(puzzles: Any, *, steps: bool = False, threads: int = 0) -> GradeResult:
+    """Rates every puzzle on Sudoku Explainer's scale (SE 1.2.1), as
+    ``batchdoku grade`` does: ER (the hardest step of a person's solving
+    path), EP (the hardest up to the first placement), ED (the first
+    step's), the technique of the ER step, and with ``steps`` the whole
+    path of each puzzle (see :class:`GradeResult`). Puzzles are taken in
+    any form :func:`solve` takes; the work runs on the pool, the GIL
+    released.
+
+    >>> batchdoku.grade(["1" * 81]).status.tolist()
+    ['invalid']
+    """
+    if not isinstance(steps, (bool, np.bool_)):
+        raise TypeError(f"steps: True or False was expected, not {type(steps).__name__} {steps!r}")
+    status, er, ep, ed, hardest, columns = _batchdoku.grade(_spec(puzzles), bool(steps), _threads(threads))
+    names = np.append(_TECHNIQUES, "")
+    hardest_names = names[np.where(hardest == 255, len(_TECHNIQUES), hardest)]
+    return GradeResult(
+        _GRADE_STATUS[status],
+        _ratings(er),
+        _ratings(ep),
+        _ratings(ed),
+        hardest_names,
+        _steps_array(columns) if steps else None,
+    )
 
 
 _CANON_WORDS = np.array(["ok", "invalid", "malformed"])

@@ -41,6 +41,17 @@ def verify_files(
     max_count: int,
     threads: int,
 ) -> Tuple[int, List[Tuple[int, str, int, str, int, str]], Optional[str]]: ...
+def grade(
+    spec: Spec, steps: bool, threads: int
+) -> Tuple[
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.uint16],
+    npt.NDArray[np.uint16],
+    npt.NDArray[np.uint16],
+    npt.NDArray[np.uint8],
+    Optional[tuple],
+]: ...
+def grade_words() -> Tuple[List[str], List[str]]: ...
 def rate(
     spec: Spec, threads: int
 ) -> Tuple[

@@ -32,7 +32,7 @@ import numpy as np
 
 import batchdoku
 
-__all__ = ["solve_df", "verify_df", "rate_df", "canon_df", "dedup_df", "generate_df", "task_threads"]
+__all__ = ["solve_df", "verify_df", "rate_df", "grade_df", "canon_df", "dedup_df", "generate_df", "task_threads"]
 
 
 def task_threads() -> int:
@@ -179,9 +179,21 @@ def _schema(ddl: str) -> Any:
     """The StructType of "name type, ..." (the few types these functions
     add), built here: pyspark's own DDL parser calls into a JVM, which a
     Spark Connect client does not have."""
-    from pyspark.sql.types import BooleanType, IntegerType, LongType, StringType, StructField, StructType
+    from pyspark.sql.types import ArrayType, BooleanType, DoubleType, IntegerType, LongType, StringType, StructField, StructType
 
-    types = {"string": StringType(), "int": IntegerType(), "long": LongType(), "boolean": BooleanType()}
+    types = {"string": StringType(), "int": IntegerType(), "long": LongType(), "boolean": BooleanType(), "double": DoubleType()}
+    # grade_df's solving paths.
+    types["path"] = ArrayType(
+        StructType(
+            [
+                StructField("technique", StringType()),
+                StructField("rating", DoubleType()),
+                StructField("place", StringType()),
+                StructField("eliminate", ArrayType(StringType())),
+                StructField("cells", ArrayType(StringType())),
+            ]
+        )
+    )
     return StructType([StructField(name, types[kind], True) for name, kind in (f.split() for f in ddl.split(","))])
 
 
@@ -361,6 +373,33 @@ def rate_df(df: Any, column: str = "puzzle") -> Any:
         ]
 
     ddl = "solutions int, guesses long, inference string, difficulty string"
+    return _add_columns(df, {"column": column}, ddl, compute)
+
+
+def grade_df(df: Any, column: str = "puzzle", steps: bool = False) -> Any:
+    """The DataFrame with Sudoku Explainer's ratings added, as
+    :func:`batchdoku.grade` gives them: ``status`` (string), ``er``, ``ep``,
+    ``ed`` (doubles, null where there is none), ``hardest`` (string, null
+    where none) and with ``steps`` the solving path (an array of structs:
+    technique, rating, place, eliminate, cells)."""
+    if not isinstance(steps, bool):
+        raise TypeError(f"steps: True or False was expected, not {type(steps).__name__} {steps!r}")
+
+    def compute(a: dict, threads: int) -> list:
+        import pyarrow as pa
+
+        r = batchdoku.grade(a["column"], steps=steps, threads=threads)
+        cols = [pa.array(r.status.tolist(), pa.string())]
+        for x in (r.er, r.ep, r.ed):
+            cols.append(pa.array(x, pa.float64(), mask=np.isnan(x)))
+        cols.append(pa.array(r.hardest.tolist(), pa.string(), mask=r.hardest == ""))
+        if steps:
+            cols.append(r.steps)
+        return cols
+
+    ddl = "status string, er double, ep double, ed double, hardest string"
+    if steps:
+        ddl += ", steps path"
     return _add_columns(df, {"column": column}, ddl, compute)
 
 

@@ -9,6 +9,7 @@
 
 mod canon;
 mod generate;
+mod grade;
 mod inputs;
 mod pools;
 mod rate;
@@ -41,6 +42,8 @@ fn _batchdoku(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(solve::solve, m)?)?;
     m.add_function(wrap_pyfunction!(verify::verify, m)?)?;
     m.add_function(wrap_pyfunction!(verify::verify_files, m)?)?;
+    m.add_function(wrap_pyfunction!(grade::grade, m)?)?;
+    m.add_function(wrap_pyfunction!(grade::grade_words, m)?)?;
     m.add_function(wrap_pyfunction!(rate::rate, m)?)?;
     m.add_function(wrap_pyfunction!(canon::canon, m)?)?;
     m.add_function(wrap_pyfunction!(generate::generate, m)?)?;

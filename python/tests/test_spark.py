@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import batchdoku
@@ -19,7 +20,7 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 
 from pyspark.sql import SparkSession  # noqa: E402
 
-from batchdoku.spark import generate_df, rate_df, solve_df, verify_df  # noqa: E402
+from batchdoku.spark import generate_df, grade_df, rate_df, solve_df, verify_df  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
@@ -82,6 +83,23 @@ def test_rate_and_verify_df(spark, sample_lines):
     assert [r.ok for r in checked].count(False) == 3  # the wrong one, and no answer for invalid and bad
     assert checked[3].ok is False and "changed the given" in checked[3].reason
     assert checked[0].ok is True and checked[0].reason is None
+
+
+def test_grade_df_adds_what_grade_gives(spark, sample_lines):
+    puzzles = sample_lines[:60] + [INVALID, "bad", None]
+    df = spark.createDataFrame([(p,) for p in puzzles], "puzzle string")
+    got = grade_df(df, steps=True).collect()
+    want = batchdoku.grade(puzzles[:-1], steps=True)
+    assert [r.status for r in got[:-1]] == want.status.tolist()
+    assert [r.er for r in got[:-1]] == [None if np.isnan(x) else x for x in want.er]
+    assert [r.hardest for r in got[:-1]] == [h or None for h in want.hardest]
+    paths = want.steps.to_pylist()
+    for row, path in zip(got, paths):
+        assert [s.asDict(recursive=True) for s in row.steps] == path
+    assert got[-1].er is None
+    types = dict(grade_df(df).dtypes)
+    assert (types["status"], types["er"], types["hardest"]) == ("string", "double", "string")
+    assert "steps" not in types
 
 
 def test_bad_columns_are_refused_on_the_driver(spark, tmp_path):

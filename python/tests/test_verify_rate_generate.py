@@ -291,3 +291,46 @@ def test_verify_files_refuses_what_it_cannot_read(tmp_path):
         batchdoku.verify_files(p, column=1.5)
     with pytest.raises(ValueError, match="standard input"):
         batchdoku.verify_files("-", p)
+
+
+def test_grade_matches_the_cli_and_its_paths_replay(cli, sample_lines):
+    """grade() gives what `batchdoku grade --format csv` writes, and every
+    rated path replays to the solution solve() finds."""
+    import csv
+    import io
+
+    puzzles = sample_lines[:400] + ["1" * 81, "." * 81, "bad"]
+    r = batchdoku.grade(puzzles, steps=True, threads=2)
+    rows = list(csv.DictReader(io.StringIO(run_cli(cli, "grade", "--format", "csv", "-q", stdin="\n".join(puzzles).encode() + b"\n"))))
+    assert len(rows) == len(puzzles)
+    assert r.status.tolist() == [row["status"] for row in rows]
+    for name, got in (("er", r.er), ("ep", r.ep), ("ed", r.ed)):
+        want = [float(row[name]) if row[name] else np.nan for row in rows]
+        np.testing.assert_array_equal(got, np.array(want))
+    assert r.hardest.tolist() == [row["hardest"] for row in rows]
+    assert r.status[-3:].tolist() == ["invalid", "multiple", "malformed"]
+    solved = batchdoku.solve(puzzles)
+    paths = r.steps.to_pylist()
+    assert len(paths) == len(puzzles) and paths[-1] == []
+    for i, path in enumerate(paths):
+        if r.status[i] != "rated":
+            continue
+        solution = solved.solution_strings()[i]
+        grid = list(puzzles[i].replace(".", "0"))
+        for step in path:
+            if step["place"]:
+                cell, digit = step["place"].split("=")
+                row, col = int(cell[1]) - 1, int(cell[3]) - 1
+                assert solution[row * 9 + col] == digit
+                grid[row * 9 + col] = digit
+            for e in step["eliminate"]:
+                cell, digit = e.split("<>")
+                assert solution[(int(cell[1]) - 1) * 9 + int(cell[3]) - 1] != digit
+        assert "".join(grid) == solution
+        assert max(s["rating"] for s in path) == r.er[i]
+    # Without steps: the same ratings, no paths.
+    plain = batchdoku.grade(puzzles)
+    assert plain.steps is None
+    np.testing.assert_array_equal(plain.er, r.er)
+    with pytest.raises(TypeError, match="steps"):
+        batchdoku.grade(puzzles, steps="yes")

@@ -31,7 +31,10 @@ fn units_of(cell: u8) -> [usize; 3] {
 
 /// A hint found, before sorting.
 struct Found {
-    rating: u16,
+    /// As SE computes it, in floating point: its sums of tenths decide
+    /// the order of hints whose ratings print alike (4.5 + 0.1 + 0.1 sorts
+    /// before 4.5 + 0.2).
+    rating: f64,
     /// 1, 2, 3 or 4 (both forms of type 3 are 3).
     kind: u8,
     /// For telling repeats apart: the form (1, 2, 3 naked 30, 3 hidden
@@ -42,14 +45,18 @@ struct Found {
 }
 
 /// The rating of a loop of `len` cells: 4.5 for a rectangle, 4.6 for 6
-/// cells, 4.7 for 8, 5.0 for 10 or more.
-fn loop_rating(len: usize) -> u16 {
-    match len {
-        0..=4 => 45,
-        5..=6 => 46,
-        7..=9 => 47,
-        _ => 50,
+/// cells, 4.7 for 8, 5.0 for 10 or more, summed as SE sums it.
+fn loop_rating(len: usize) -> f64 {
+    let mut r = 4.5;
+    if len >= 10 {
+        r += 0.3;
     }
+    if len >= 8 {
+        r += 0.2;
+    } else if len >= 6 {
+        r += 0.1;
+    }
+    r
 }
 
 /// The first unique rectangle or loop step, as SE picks it.
@@ -71,7 +78,7 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
         }
     }
     // A stable sort: rating, then type, else the order found.
-    found.sort_by_key(|f| (f.rating, f.kind));
+    found.sort_by(|a, b| a.rating.total_cmp(&b.rating).then(a.kind.cmp(&b.kind)));
     let f = found.into_iter().next()?;
     let technique = match (f.kind, f.loop_cells.len()) {
         (_, 4) => Technique::UniqueRectangle,
@@ -81,7 +88,7 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
     eliminated.sort_unstable();
     Some(Step {
         technique,
-        rating: f.rating,
+        rating: (f.rating * 10.0).round() as u16,
         placed: None,
         eliminated,
         pattern: f.loop_cells,
@@ -154,7 +161,7 @@ fn hints_of_loop(board: &Board, lp: &[u8], pair: u16, found: &mut Vec<Found>) {
     let base = loop_rating(lp.len());
     let mut sorted = lp.to_vec();
     sorted.sort_unstable();
-    let mut add = |rating: u16, kind: u8, form: u8, unit: usize, vals: u16, elim: Vec<(u8, u8)>| {
+    let mut add = |rating: f64, kind: u8, form: u8, unit: usize, vals: u16, elim: Vec<(u8, u8)>| {
         if elim.is_empty() {
             return;
         }
@@ -182,8 +189,8 @@ fn hints_of_loop(board: &Board, lp: &[u8], pair: u16, found: &mut Vec<Found>) {
             if rest.count_ones() == 1 {
                 add(base, 2, 2, 0, 0, type2(board, &extra_cells, pair));
             } else if rest.count_ones() >= 2 {
-                for (rating, form, unit, vals, elim) in type3(board, c1, c2, pair, rest, base) {
-                    add(rating, 3, form, unit, vals, elim);
+                for (tenths, form, unit, vals, elim) in type3(board, c1, c2, pair, rest) {
+                    add(base + tenths as f64 * 0.1, 3, form, unit, vals, elim);
                 }
             }
             if let Some(elim) = type4(board, c1, c2, pair) {
@@ -246,14 +253,14 @@ fn type4(board: &Board, c1: u8, c2: u8, pair: u16) -> Option<Vec<(u8, u8)>> {
     )
 }
 
-/// A type 3 hint: rating, form (30 naked, 31 hidden), unit, the set's
-/// digits, the removals.
+/// A type 3 hint: tenths added to the loop's rating, form (30 naked, 31
+/// hidden), unit, the set's digits, the removals.
 type Type3 = (u16, u8, usize, u16, Vec<(u8, u8)>);
 
 /// Type 3 hints, in SE's order
 /// (set size 2 to 7; units box, row, column shared by c1 and c2; naked
 /// sets, then hidden).
-fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16, base: u16) -> Vec<Type3> {
+fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16) -> Vec<Type3> {
     let mut out = Vec::new();
     for degree in 2..=7u32 {
         for (u1, u2) in units_of(c1).into_iter().zip(units_of(c2)) {
@@ -290,8 +297,7 @@ fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16, base: u16) -> Vec
                         continue;
                     }
                     let elim = naked_removals(board, union, &others, c1, c2);
-                    let rating = base + (degree as u16 - 1);
-                    out.push((rating, 30, u, union, elim));
+                    out.push((degree as u16 - 1, 30, u, union, elim));
                 }
             }
             if degree * 2 < empty {
@@ -324,8 +330,8 @@ fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16, base: u16) -> Vec
                             elim.push((c, d));
                         }
                     }
-                    let rating = base + (places.count_ones() as u16).saturating_sub(1);
-                    out.push((rating, 31, u, values, elim));
+                    let tenths = (places.count_ones() as u16).saturating_sub(1);
+                    out.push((tenths, 31, u, values, elim));
                 }
             }
         }

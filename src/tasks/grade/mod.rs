@@ -81,6 +81,34 @@ pub enum Technique {
 }
 
 impl Technique {
+    /// Every technique, in SE's order of difficulty.
+    pub const ALL: [Technique; 24] = [
+        Technique::FullHouse,
+        Technique::HiddenSingle,
+        Technique::DirectPointing,
+        Technique::DirectClaiming,
+        Technique::DirectHiddenPair,
+        Technique::NakedSingle,
+        Technique::DirectHiddenTriple,
+        Technique::Pointing,
+        Technique::Claiming,
+        Technique::NakedPair,
+        Technique::XWing,
+        Technique::HiddenPair,
+        Technique::NakedTriple,
+        Technique::Swordfish,
+        Technique::HiddenTriple,
+        Technique::XyWing,
+        Technique::XyzWing,
+        Technique::UniqueRectangle,
+        Technique::UniqueLoop,
+        Technique::NakedQuad,
+        Technique::Jellyfish,
+        Technique::HiddenQuad,
+        Technique::Bug,
+        Technique::AlignedPairExclusion,
+    ];
+
     /// SE's name of the technique.
     pub fn name(self) -> &'static str {
         match self {
