@@ -259,3 +259,34 @@ fn rate_gives_every_record_a_class_and_a_summary() {
     assert_eq!(objs[1]["solutions"], 2);
     assert_eq!(objs[1]["inference"], "search");
 }
+
+#[test]
+fn an_er_range_keeps_puzzles_graded_in_it_whatever_the_thread_count() {
+    let one = generate(&["-n", "12", "--seed", "5", "--er", "3.0-4.5", "-j", "1"]);
+    let two = generate(&["-n", "12", "--seed", "5", "--er", "3.0-4.5", "-j", "2"]);
+    assert_eq!(one, two);
+    assert_eq!(one.len(), 12);
+    let mut solver = batchdoku::solver::FastSolver::new();
+    for line in &one {
+        let p = batchdoku::Puzzle::Givens(Grid::parse_line(line.as_bytes()).unwrap());
+        match batchdoku::tasks::grade::grade(&p, &mut solver, false) {
+            batchdoku::tasks::grade::Grade::Rated { er, .. } => {
+                assert!((30..=45).contains(&er), "{line}: {er}")
+            }
+            other => panic!("{line}: {other:?}"),
+        }
+    }
+    // Ranges past what grade rates, reversed, or with --difficulty: refused.
+    for bad in [
+        &["--er", "7.0"][..],
+        &["--er", "4-3"],
+        &["--er", "x"],
+        &["--er", "3", "--difficulty", "easy"],
+    ] {
+        batchdoku()
+            .args(["generate", "-n", "1"])
+            .args(bad)
+            .assert()
+            .code(2);
+    }
+}

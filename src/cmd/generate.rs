@@ -2,8 +2,9 @@
 
 use super::run_args::{per_sec, RunArgs};
 use crate::tasks::generate::{
-    candidates_of_class, generate, GenerateOptions, Generated, Symmetry, TRIES_PER_PUZZLE,
+    candidates_kept, generate, GenerateOptions, Generated, Keep, Symmetry, TRIES_PER_PUZZLE,
 };
+use crate::tasks::grade::GRADED_UP_TO;
 use crate::tasks::rate::Difficulty;
 use crate::write::output::Output;
 use anyhow::Context;
@@ -26,6 +27,7 @@ Examples:
   batchdoku generate -n 1000 --seed 7 -o puzzles.txt
   batchdoku generate -n 100 --minimal --symmetry rotational --with-solution
   batchdoku generate -n 50 --difficulty extreme -j 8
+  batchdoku generate -n 20 --er 4.5-6.2 --minimal
 
 Difficulty classes (see `batchdoku rate`): easy = singles suffice, medium =
 locked candidates needed, hard = search needed with fewer than 20 guesses,
@@ -47,8 +49,12 @@ pub struct Args {
     #[arg(long, default_value = "none", value_parser = parse_symmetry)]
     pub symmetry: Symmetry,
     /// Keep only puzzles of this class: easy, medium, hard or extreme.
-    #[arg(long, value_parser = parse_difficulty)]
+    #[arg(long, value_parser = parse_difficulty, conflicts_with = "er")]
     pub difficulty: Option<Difficulty>,
+    /// Keep only puzzles whose Sudoku Explainer rating (ER, see `grade`)
+    /// is in MIN-MAX (or is MIN), up to 6.2 in this version.
+    #[arg(long, value_name = "MIN-MAX", value_parser = parse_er)]
+    pub er: Option<(u16, u16)>,
     /// Write `puzzle,solution` lines.
     #[arg(long)]
     pub with_solution: bool,
@@ -65,6 +71,35 @@ fn parse_symmetry(s: &str) -> Result<Symmetry, String> {
 
 fn parse_difficulty(s: &str) -> Result<Difficulty, String> {
     s.parse()
+}
+
+/// `MIN-MAX` or `MIN` as tenths, checked against what `grade` rates.
+fn parse_er(s: &str) -> Result<(u16, u16), String> {
+    let tenths = |t: &str| -> Result<u16, String> {
+        let x: f64 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("{t:?} is not a rating such as 4.5"))?;
+        if !(1.0..=20.0).contains(&x) {
+            return Err(format!("{t} is not a rating from 1.0 to 20.0"));
+        }
+        Ok((x * 10.0).round() as u16)
+    };
+    let (min, max) = match s.split_once('-') {
+        Some((a, b)) => (tenths(a)?, tenths(b)?),
+        None => (tenths(s)?, tenths(s)?),
+    };
+    if min > max {
+        return Err(format!("{s}: the minimum is above the maximum"));
+    }
+    if max > GRADED_UP_TO {
+        return Err(format!(
+            "{s}: ratings above {} need the chaining techniques, which `grade` does \
+             not have yet (it reports such puzzles as beyond)",
+            crate::tasks::grade::rating_text(GRADED_UP_TO)
+        ));
+    }
+    Ok((min, max))
 }
 
 /// Candidates generated per parallel batch before writing.
@@ -87,7 +122,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut written = 0u64;
     let mut next_index = 0u64;
     let mut clue_histogram = [0u64; 82];
-    let max_index = match args.difficulty {
+    let keep = match (args.difficulty, args.er) {
+        (Some(class), _) => Some(Keep::Class(class)),
+        (None, Some((min, max))) => Some(Keep::Er { min, max }),
+        (None, None) => None,
+    };
+    let max_index = match keep {
         Some(_) => args.count.saturating_mul(TRIES_PER_PUZZLE),
         None => args.count,
     };
@@ -95,12 +135,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let want = args.count - written;
         // Without a class filter every candidate is kept: generate exactly
         // what is missing. With one, a whole batch.
-        let size = match args.difficulty {
+        let size = match keep {
             None => want.min(BATCH),
             Some(_) => BATCH,
         };
         let end = (next_index + size).min(max_index);
-        let batch = pool.install(|| candidates(seed, next_index..end, options, args.difficulty));
+        let batch = pool.install(|| candidates(seed, next_index..end, options, keep));
         next_index = end;
         let mut text = String::with_capacity(batch.len() * 164);
         for g in batch {
@@ -183,19 +223,19 @@ fn report(
 }
 
 /// The candidates numbered `indices` for `seed`, in order: all of them, or
-/// with a `difficulty`, those of that class.
+/// with `keep`, those it keeps.
 fn candidates(
     seed: u64,
     indices: std::ops::Range<u64>,
     options: GenerateOptions,
-    difficulty: Option<Difficulty>,
+    keep: Option<Keep>,
 ) -> Vec<Generated> {
-    match difficulty {
+    match keep {
         None => indices
             .into_par_iter()
             .map(|i| generate(seed, i, options))
             .collect(),
-        Some(class) => candidates_of_class(seed, indices, options, class)
+        Some(keep) => candidates_kept(seed, indices, options, keep)
             .into_iter()
             .map(|(_, g)| g)
             .collect(),
@@ -209,7 +249,15 @@ fn shortfall(args: &Args, written: u64, tries: u64, output: &Output) -> anyhow::
         Some(p) => format!("; {} holds the {written} found", p.display()),
         None => String::new(),
     };
-    let class = args.difficulty.map_or("", |d| d.word());
+    let class = match (args.difficulty, args.er) {
+        (Some(d), _) => d.word().to_string(),
+        (None, Some((min, max))) => format!(
+            "ER {}-{}",
+            crate::tasks::grade::rating_text(min),
+            crate::tasks::grade::rating_text(max)
+        ),
+        (None, None) => String::new(),
+    };
     let mut narrowing = Vec::new();
     if args.min_clues > 0 {
         narrowing.push(format!("--min-clues {}", args.min_clues));

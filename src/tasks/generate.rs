@@ -284,6 +284,48 @@ fn small_unavoidable_sets(solution: &Grid) -> Vec<u128> {
 /// (`generate --difficulty` and the Python package stop there).
 pub const TRIES_PER_PUZZLE: u64 = 2000;
 
+/// Which candidates a run keeps: those of a `rate` class, or those whose
+/// Sudoku Explainer rating (ER, in tenths) is in a range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    Class(Difficulty),
+    Er { min: u16, max: u16 },
+}
+
+impl Keep {
+    /// True when `g`'s puzzle is one to keep. A puzzle whose path needs a
+    /// technique beyond the grader's is never kept for an ER range: its
+    /// rating is not known.
+    pub fn keeps(&self, solver: &mut FastSolver, g: &Generated) -> bool {
+        match *self {
+            Keep::Class(class) => rate(solver, &g.puzzle.into()).difficulty == class,
+            Keep::Er { min, max } => matches!(
+                crate::tasks::grade::grade(&g.puzzle.into(), solver, false),
+                crate::tasks::grade::Grade::Rated { er, .. } if (min..=max).contains(&er)
+            ),
+        }
+    }
+}
+
+/// The candidates numbered `range` for `seed` that `keep` keeps, with
+/// their numbers, in order (rated on the current rayon pool).
+pub fn candidates_kept(
+    seed: u64,
+    range: std::ops::Range<u64>,
+    options: GenerateOptions,
+    keep: Keep,
+) -> Vec<(u64, Generated)> {
+    use rayon::prelude::*;
+    let rated: Vec<Option<(u64, Generated)>> = range
+        .into_par_iter()
+        .map_init(FastSolver::new, |solver, i| {
+            let g = generate(seed, i, options);
+            keep.keeps(solver, &g).then_some((i, g))
+        })
+        .collect();
+    rated.into_iter().flatten().collect()
+}
+
 /// The candidates among `range` of the run seeded with `seed` whose
 /// puzzles rate as `class`, in order, each with its index: the scan behind
 /// `generate --difficulty`, whose `i`-th puzzle is the `i`-th candidate of
@@ -294,15 +336,7 @@ pub fn candidates_of_class(
     options: GenerateOptions,
     class: Difficulty,
 ) -> Vec<(u64, Generated)> {
-    use rayon::prelude::*;
-    let rated: Vec<Option<(u64, Generated)>> = range
-        .into_par_iter()
-        .map_init(FastSolver::new, |solver, i| {
-            let g = generate(seed, i, options);
-            (rate(solver, &g.puzzle.into()).difficulty == class).then_some((i, g))
-        })
-        .collect();
-    rated.into_iter().flatten().collect()
+    candidates_kept(seed, range, options, Keep::Class(class))
 }
 
 /// Puzzle number `index` of the run seeded with `seed`.

@@ -27,6 +27,10 @@ use crate::solver::{FastSolver, Outcome};
 /// A rating in tenths: 72 is SE's 7.2.
 pub type Rating = u16;
 
+/// The highest rating the implemented techniques give (aligned pair
+/// exclusion): puzzles rated above need chains, and are `beyond`.
+pub const GRADED_UP_TO: Rating = 62;
+
 /// The techniques of SE 1.2.1, by the names SE gives them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Technique {
