@@ -15,8 +15,37 @@ pub const fn bit(d: u8) -> u16 {
 }
 
 /// The digits of a candidate mask, in increasing order.
+#[inline]
 pub fn digits(mask: u16) -> impl Iterator<Item = u8> {
-    (1..=9u8).filter(move |&d| mask & bit(d) != 0)
+    let mut rest = mask;
+    std::iter::from_fn(move || {
+        (rest != 0).then(|| {
+            let d = rest.trailing_zeros() as u8 + 1;
+            rest &= rest - 1;
+            d
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kept positions equal those counted afresh after any placements
+    /// and removals.
+    #[test]
+    fn positions_follow_placements_and_removals() {
+        let g = Grid::parse_line(
+            b"4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......",
+        )
+        .unwrap();
+        let mut b = Board::new(&g);
+        b.place(1, 1);
+        b.eliminate(2, 2);
+        b.eliminate(80, 9);
+        let fresh = Board::with(b.values, b.cands);
+        assert!(fresh == b);
+    }
 }
 
 /// The 20 cells that share a row, column or box with each cell.
@@ -49,11 +78,39 @@ pub fn sees(a: u8, b: u8) -> bool {
     a != b && (ROW_OF[a] == ROW_OF[b] || COL_OF[a] == COL_OF[b] || BOX_OF[a] == BOX_OF[b])
 }
 
-/// Values and candidates of the 81 cells.
+/// For each cell, its three units (row, column, box) and its position in
+/// each (bit `k` of a unit's position masks).
+const CELL_UNITS: [[(u8, u8); 3]; CELLS] = cell_units();
+
+const fn cell_units() -> [[(u8, u8); 3]; CELLS] {
+    let mut t = [[(0u8, 0u8); 3]; CELLS];
+    let mut u = 0;
+    while u < 27 {
+        let mut k = 0;
+        while k < 9 {
+            let c = UNIT_CELLS[u][k] as usize;
+            let slot = u / 9;
+            t[c][slot] = (u as u8, k as u8);
+            k += 1;
+        }
+        u += 1;
+    }
+    t
+}
+
+/// Values and candidates of the 81 cells, and per unit and digit the
+/// positions where the digit is a candidate (kept up to date by [`place`]
+/// and [`eliminate`], since every technique asks for them).
+///
+/// [`place`]: Board::place
+/// [`eliminate`]: Board::eliminate
 #[derive(Clone, PartialEq, Eq)]
 pub struct Board {
     values: [u8; CELLS],
     cands: [u16; CELLS],
+    /// `pos[u][d - 1]`: bit `k` set while digit `d` is a candidate of the
+    /// unit's `k`-th cell.
+    pos: [[u16; 9]; 27],
 }
 
 impl Board {
@@ -71,16 +128,25 @@ impl Board {
                 *c = ALL & !taken;
             }
         }
-        Board { values, cands }
+        Board::with(values, cands)
+    }
+
+    fn with(values: [u8; CELLS], cands: [u16; CELLS]) -> Board {
+        let mut pos = [[0u16; 9]; 27];
+        for (cell, &m) in cands.iter().enumerate() {
+            for d in digits(m) {
+                for (u, k) in CELL_UNITS[cell] {
+                    pos[u as usize][d as usize - 1] |= 1 << k;
+                }
+            }
+        }
+        Board { values, cands, pos }
     }
 
     /// The board of a pencilmark puzzle: each cell's candidates as given
     /// (a cell with one candidate stays unplaced until a step places it).
     pub fn from_candidates(cands: [u16; CELLS]) -> Board {
-        Board {
-            values: [0; CELLS],
-            cands,
-        }
+        Board::with([0; CELLS], cands)
     }
 
     #[inline]
@@ -100,17 +166,24 @@ impl Board {
 
     /// Places `d` in `cell`: the cell's candidates go, and `d` leaves its peers.
     pub fn place(&mut self, cell: u8, d: u8) {
+        for e in digits(self.cands[cell as usize]) {
+            self.eliminate(cell, e);
+        }
         self.values[cell as usize] = d;
-        self.cands[cell as usize] = 0;
         for &p in &PEERS[cell as usize] {
-            self.cands[p as usize] &= !bit(d);
+            self.eliminate(p, d);
         }
     }
 
     /// Removes candidate `d` from `cell`; true when it was there.
     pub fn eliminate(&mut self, cell: u8, d: u8) -> bool {
         let had = self.has(cell, d);
-        self.cands[cell as usize] &= !bit(d);
+        if had {
+            self.cands[cell as usize] &= !bit(d);
+            for (u, k) in CELL_UNITS[cell as usize] {
+                self.pos[u as usize][d as usize - 1] &= !(1 << k);
+            }
+        }
         had
     }
 
@@ -118,13 +191,7 @@ impl Board {
     /// the candidates of unit `u` (rows 0-8, columns 9-17, boxes 18-26).
     #[inline]
     pub fn positions(&self, u: usize, d: u8) -> u16 {
-        let mut m = 0;
-        for (k, &c) in UNIT_CELLS[u].iter().enumerate() {
-            if self.cands[c as usize] & bit(d) != 0 {
-                m |= 1 << k;
-            }
-        }
-        m
+        self.pos[u][d as usize - 1]
     }
 
     /// True when digit `d` is placed somewhere in unit `u`.

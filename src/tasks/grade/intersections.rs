@@ -36,9 +36,39 @@ pub fn in_unit(cell: u8, u: usize) -> bool {
 }
 
 /// True when units `a` and `b` share cells (and differ).
+#[inline]
 fn crosses(a: usize, b: usize) -> bool {
-    a != b && UNIT_CELLS[a].iter().any(|&c| in_unit(c, b))
+    CROSSES[a] & (1 << b) != 0
 }
+
+/// Per unit, the units it crosses (bit per unit number).
+const CROSSES: [u32; 27] = {
+    let mut t = [0u32; 27];
+    let mut a = 0;
+    while a < 27 {
+        let mut b = 0;
+        while b < 27 {
+            if a != b {
+                let mut k = 0;
+                while k < 9 {
+                    let c = UNIT_CELLS[a][k] as usize;
+                    let inside = match b {
+                        0..=8 => ROW_OF[c] as usize == b,
+                        9..=17 => COL_OF[c] as usize + 9 == b,
+                        _ => BOX_OF[c] as usize + 18 == b,
+                    };
+                    if inside {
+                        t[a] |= 1 << b;
+                    }
+                    k += 1;
+                }
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
 
 /// The cells of `u` at the positions of `mask`.
 fn cells_at(u: usize, mask: u16) -> impl Iterator<Item = u8> {
@@ -46,6 +76,34 @@ fn cells_at(u: usize, mask: u16) -> impl Iterator<Item = u8> {
         .filter(move |&k| mask & (1 << k) != 0)
         .map(move |k| UNIT_CELLS[u][k])
 }
+
+/// `INSIDE[a][b]`: the positions (bit `k` for the unit's `k`-th cell) of
+/// unit `a`'s cells that lie in unit `b`.
+const INSIDE: [[u16; 27]; 27] = {
+    let mut t = [[0u16; 27]; 27];
+    let mut a = 0;
+    while a < 27 {
+        let mut b = 0;
+        while b < 27 {
+            let mut k = 0;
+            while k < 9 {
+                let c = UNIT_CELLS[a][k] as usize;
+                let inside = match b {
+                    0..=8 => ROW_OF[c] as usize == b,
+                    9..=17 => COL_OF[c] as usize + 9 == b,
+                    _ => BOX_OF[c] as usize + 18 == b,
+                };
+                if inside && a != b {
+                    t[a][b] |= 1 << k;
+                }
+                k += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
 
 /// The first pointing or claiming in SE's order: the unit pairs (box,
 /// column), (box, row), (column, box), (row, box); in each, digits 1-9,
@@ -70,15 +128,12 @@ pub fn locked_candidates(board: &Board, direct: bool) -> Option<Step> {
                 }
                 for i2 in 0..9 {
                     let u2 = unit(k2, i2);
-                    if !crosses(u1, u2) || !cells_at(u1, places).all(|c| in_unit(c, u2)) {
+                    // Every place of d in u1 lies where u1 crosses u2.
+                    if !crosses(u1, u2) || places & !INSIDE[u1][u2] != 0 {
                         continue;
                     }
-                    let eliminated: Vec<(u8, u8)> = UNIT_CELLS[u2]
-                        .iter()
-                        .filter(|&&c| !in_unit(c, u1) && board.has(c, d))
-                        .map(|&c| (c, d))
-                        .collect();
-                    if eliminated.is_empty() {
+                    let removable = board.positions(u2, d) & !INSIDE[u2][u1];
+                    if removable == 0 {
                         continue;
                     }
                     let pattern: Vec<u8> = cells_at(u1, places).collect();
@@ -91,7 +146,7 @@ pub fn locked_candidates(board: &Board, direct: bool) -> Option<Step> {
                             },
                             rating: if pointing { 26 } else { 28 },
                             placed: None,
-                            eliminated,
+                            eliminated: cells_at(u2, removable).map(|c| (c, d)).collect(),
                             pattern,
                         });
                     }
@@ -127,13 +182,8 @@ fn single_left(board: &Board, k1: Kind, i1: usize, u2: usize, d: u8) -> Option<u
             return None;
         }
         let places = board.positions(u3, d);
-        if places.count_ones() < 2 {
-            return None;
-        }
-        let mut outside = cells_at(u3, places).filter(|&c| !in_unit(c, u2));
-        match (outside.next(), outside.next()) {
-            (Some(c), None) => Some(c),
-            _ => None,
-        }
+        let outside = places & !INSIDE[u3][u2];
+        (places.count_ones() >= 2 && outside.count_ones() == 1)
+            .then(|| UNIT_CELLS[u3][outside.trailing_zeros() as usize])
     })
 }

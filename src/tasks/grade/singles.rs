@@ -26,17 +26,22 @@ pub const SCAN_ORDER: [usize; 27] = {
 pub fn hidden_single(board: &Board) -> Option<Step> {
     for alone in [true, false] {
         for &u in &SCAN_ORDER {
-            let empty = UNIT_CELLS[u]
-                .iter()
-                .filter(|&&c| board.value(c) == 0)
-                .count();
-            if (empty == 1) != alone {
-                continue;
-            }
+            // The unit's empty cells, counted once a digit has one place.
+            let mut empty = None;
             for d in 1..=9 {
                 let places = board.positions(u, d);
                 if places.count_ones() != 1 {
                     continue;
+                }
+                let n = *empty.get_or_insert_with(|| {
+                    UNIT_CELLS[u]
+                        .iter()
+                        .filter(|&&c| board.value(c) == 0)
+                        .count()
+                });
+                if (n == 1) != alone {
+                    // Every digit of this unit answers alike.
+                    break;
                 }
                 let cell = UNIT_CELLS[u][places.trailing_zeros() as usize];
                 let (technique, rating) = match (alone, u >= 18) {
