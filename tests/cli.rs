@@ -201,6 +201,7 @@ fn every_subcommand_help_ends_with_examples() {
         "bench",
         "generate",
         "rate",
+        "grade",
         "completions",
         "man",
     ] {

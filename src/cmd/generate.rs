@@ -26,8 +26,7 @@ use std::time::Instant;
 Examples:
   batchdoku generate -n 1000 --seed 7 -o puzzles.txt
   batchdoku generate -n 100 --minimal --symmetry rotational --with-solution
-  batchdoku generate -n 50 --difficulty extreme -j 8
-  batchdoku generate -n 20 --er 4.5-6.2 --minimal
+  batchdoku generate -n 20 --er 4.5-6.2 --minimal -j 8
 
 Difficulty classes (see `batchdoku rate`): easy = singles suffice, medium =
 locked candidates needed, hard = search needed with fewer than 20 guesses,
