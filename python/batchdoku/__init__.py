@@ -798,6 +798,16 @@ def canon(puzzles: Any, *, threads: int = 0) -> CanonResult:
     return CanonResult(forms, automorphisms, _CANON_WORDS[codes])
 
 
+def _keep(difficulty: Any, er: Any) -> Optional[str]:
+    """What generation keeps, as the extension names it: a class word, or
+    ``er:MIN-MAX``."""
+    if difficulty is not None and er is not None:
+        raise ValueError("difficulty, er: give one of the two")
+    if er is not None:
+        return "er:" + _word("er", er)
+    return None if difficulty is None else _word("difficulty", difficulty)
+
+
 def generate(
     n: int,
     *,
@@ -807,6 +817,7 @@ def generate(
     min_clues: Optional[int] = None,
     symmetry: str = "none",
     difficulty: Optional[str] = None,
+    er: Optional[str] = None,
     with_solution: bool = False,
     threads: int = 0,
 ) -> Union[List[str], Generated]:
@@ -815,6 +826,10 @@ def generate(
     with the same options, so any range can be made on its own. ``n``,
     ``seed`` and ``start`` are integers from 0 to 2**64 - 1, and the last
     index, ``start + n - 1``, too (a ValueError otherwise).
+
+    ``difficulty`` keeps the candidates of a ``rate`` class, ``er`` those
+    whose Sudoku Explainer rating is in a range (``"4.5-6.2"``, as
+    ``generate --er``), in order.
 
     Returns the puzzles (81 characters, ``.`` for blanks), or with
     ``with_solution`` a :class:`Generated` of puzzles and solutions.
@@ -827,7 +842,7 @@ def generate(
         raise ValueError(f"start + n: puzzles {start} to {start + n - 1} were asked for, but the last index is 2**64 - 1")
     clues = 0 if min_clues is None else _integer("min_clues", min_clues, 0, 81, "an integer from 0 to 81")
     symmetry = _word("symmetry", symmetry)
-    difficulty = None if difficulty is None else _word("difficulty", difficulty)
+    difficulty = _keep(difficulty, er)
     puzzles, solutions = _batchdoku.generate(n, seed, start, bool(minimal), clues, symmetry, difficulty, _threads(threads))
     if with_solution:
         return Generated(puzzles, solutions)

@@ -507,6 +507,7 @@ def generate_df(
     min_clues: Optional[int] = None,
     symmetry: str = "none",
     difficulty: Optional[str] = None,
+    er: Optional[str] = None,
     with_solution: bool = False,
 ) -> Any:
     """A DataFrame of ``index`` (long, from 0), ``puzzle`` (string) and,
@@ -521,6 +522,8 @@ def generate_df(
     until ``n`` are found; the DataFrame then makes just those. Asking for
     more than the candidates allowed hold (2000 per puzzle, as on the
     command line) raises ValueError, as :func:`batchdoku.generate` does.
+    ``er`` (a Sudoku Explainer rating range, ``"4.5-6.2"``) works the same
+    way, as ``generate --er``.
     """
     # The index column is a long: indexes up to 2**63 - 1.
     n = batchdoku._integer("n", n, 0, 2**63, "an integer from 0 to 2**63 (the index column is a long)")
@@ -531,7 +534,9 @@ def generate_df(
     else:
         parts = batchdoku._integer("partitions", partitions, 1, 2**31 - 1, "a count from 1 to 2**31 - 1 (or None)")
     # Options are checked once here, not in every task.
-    batchdoku.generate(0, seed=seed, minimal=minimal, min_clues=min_clues, symmetry=symmetry, difficulty=difficulty)
+    batchdoku.generate(0, seed=seed, minimal=minimal, min_clues=min_clues, symmetry=symmetry, difficulty=difficulty, er=er)
+    # The extension's name of what is kept: a class word or "er:MIN-MAX".
+    difficulty = batchdoku._keep(difficulty, er)
     ddl = "index long, puzzle string" + (", solution string" if with_solution else "")
     _local_workers_run_this_python(spark)
     options = (bool(minimal), int(min_clues or 0), symmetry)
@@ -616,6 +621,6 @@ def _candidates_of_class(spark: Any, n: int, seed: int, parts: int, options: tup
     kept = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
     if len(kept) < n:
         raise ValueError(
-            f"difficulty {difficulty}: found only {len(kept)} of {n} puzzles in {scanned} candidates; relax the other options or ask for fewer"
+            f"{difficulty.replace('er:', 'er ') if difficulty.startswith('er:') else 'difficulty ' + difficulty}: found only {len(kept)} of {n} puzzles in {scanned} candidates; relax the other options or ask for fewer"
         )
     return kept[:n]

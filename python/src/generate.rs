@@ -3,9 +3,8 @@
 use crate::pools::{pool, run, stopped_error, STOP};
 use batchdoku::puzzle::grid::Grid;
 use batchdoku::tasks::generate::{
-    candidates_of_class, generate as generate_one, GenerateOptions, Symmetry, TRIES_PER_PUZZLE,
+    candidates_kept, generate as generate_one, GenerateOptions, Keep, Symmetry, TRIES_PER_PUZZLE,
 };
-use batchdoku::tasks::rate::Difficulty;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -32,9 +31,16 @@ pub(crate) fn generate_options(
     })
 }
 
-pub(crate) fn difficulty_named(word: &str) -> PyResult<Difficulty> {
-    word.parse()
-        .map_err(|e: String| PyValueError::new_err(format!("difficulty: {e}")))
+/// What to keep: a difficulty class word, or `er:MIN-MAX` (an ER range).
+pub(crate) fn keep_named(word: &str) -> PyResult<Keep> {
+    Keep::named(word).map_err(|e: String| {
+        let what = if word.starts_with("er:") {
+            "er"
+        } else {
+            "difficulty"
+        };
+        PyValueError::new_err(format!("{what}: {e}"))
+    })
 }
 
 /// Of candidates `start..end` of the run seeded with `seed`, the indexes
@@ -56,7 +62,7 @@ pub(crate) fn generate_matches(
     threads: usize,
 ) -> PyResult<Vec<u64>> {
     let options = generate_options(minimal, min_clues, symmetry)?;
-    let want = difficulty_named(difficulty)?;
+    let want = keep_named(difficulty)?;
     let pool = pool(threads, usize::MAX)?;
     let found = run(py, Some(&pool), || {
         let mut found = Vec::new();
@@ -66,7 +72,7 @@ pub(crate) fn generate_matches(
                 return None;
             }
             let round_end = end.min(next.saturating_add(16 * ROUND));
-            let kept = candidates_of_class(seed, next..round_end, options, want);
+            let kept = candidates_kept(seed, next..round_end, options, want);
             found.extend(kept.into_iter().map(|(i, _)| i));
             next = round_end;
         }
@@ -141,7 +147,7 @@ pub(crate) fn generate(
 ) -> PyResult<(Vec<String>, Vec<String>)> {
     let options = generate_options(minimal, min_clues, symmetry)?;
     let difficulty = match difficulty {
-        Some(d) => Some(difficulty_named(d)?),
+        Some(d) => Some(keep_named(d)?),
         None => None,
     };
     // Puzzles `start..=last`: the last index must be a u64 (a range that
@@ -172,9 +178,9 @@ pub(crate) fn generate(
                 // a count that must fit a u64 too.
                 let Some(wanted) = start.checked_add(n) else {
                     return Err(format!(
-                        "start + n: {start} + {n} puzzles of difficulty {} cannot be counted \
+                        "start + n: {start} + {n} puzzles of {} cannot be counted \
                          (more than 2**64 - 1)",
-                        want.word()
+                        want.describe()
                     ));
                 };
                 let most = wanted.saturating_mul(TRIES_PER_PUZZLE);
@@ -186,7 +192,7 @@ pub(crate) fn generate(
                         return Err("stopped".into());
                     }
                     let end = next.saturating_add(ROUND).min(most);
-                    for (_, g) in candidates_of_class(seed, next..end, options, want) {
+                    for (_, g) in candidates_kept(seed, next..end, options, want) {
                         if seen >= wanted {
                             break;
                         }
@@ -199,9 +205,9 @@ pub(crate) fn generate(
                 }
                 if seen < wanted {
                     return Err(format!(
-                        "difficulty {}: found only {seen} of {wanted} puzzles in {next} candidates; \
+                        "{}: found only {seen} of {wanted} puzzles in {next} candidates; \
                          relax the other options or ask for fewer",
-                        want.word()
+                        want.describe()
                     ));
                 }
                 Ok(kept)

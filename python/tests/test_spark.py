@@ -102,6 +102,12 @@ def test_grade_df_adds_what_grade_gives(spark, sample_lines):
     assert "steps" not in types
 
 
+def test_generate_df_with_an_er_range_equals_the_cli(spark, cli):
+    want = run_cli(cli, "generate", "-n", "6", "--seed", "11", "--er", "3.0-4.5", "-q").split()
+    df = generate_df(spark, 6, seed=11, partitions=3, er="3.0-4.5")
+    assert [r.puzzle for r in df.orderBy("index").collect()] == want
+
+
 def test_bad_columns_are_refused_on_the_driver(spark, tmp_path):
     df = spark.createDataFrame([(1, PUZZLE)], "n long, quizzes string")
     with pytest.raises(ValueError, match="no column 'puzzle'"):

@@ -334,3 +334,15 @@ def test_grade_matches_the_cli_and_its_paths_replay(cli, sample_lines):
     np.testing.assert_array_equal(plain.er, r.er)
     with pytest.raises(TypeError, match="steps"):
         batchdoku.grade(puzzles, steps="yes")
+
+
+def test_generate_with_an_er_range_equals_the_cli(cli):
+    want = run_cli(cli, "generate", "-n", "8", "--seed", "11", "--er", "3.0-4.5", "-q").split()
+    assert batchdoku.generate(8, seed=11, er="3.0-4.5") == want
+    assert batchdoku.generate(3, seed=11, er="3.0-4.5", start=5) == want[5:]
+    graded = batchdoku.grade(want)
+    assert ((graded.er >= 3.0) & (graded.er <= 4.5)).all()
+    with pytest.raises(ValueError, match="er"):
+        batchdoku.generate(1, seed=1, er="7.0")
+    with pytest.raises(ValueError, match="one of the two"):
+        batchdoku.generate(1, seed=1, er="3.0", difficulty="easy")

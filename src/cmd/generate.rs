@@ -4,7 +4,6 @@ use super::run_args::{per_sec, RunArgs};
 use crate::tasks::generate::{
     candidates_kept, generate, GenerateOptions, Generated, Keep, Symmetry, TRIES_PER_PUZZLE,
 };
-use crate::tasks::grade::GRADED_UP_TO;
 use crate::tasks::rate::Difficulty;
 use crate::write::output::Output;
 use anyhow::Context;
@@ -72,33 +71,9 @@ fn parse_difficulty(s: &str) -> Result<Difficulty, String> {
     s.parse()
 }
 
-/// `MIN-MAX` or `MIN` as tenths, checked against what `grade` rates.
+/// `MIN-MAX` or `MIN` as tenths (see [`crate::tasks::generate::er_range`]).
 fn parse_er(s: &str) -> Result<(u16, u16), String> {
-    let tenths = |t: &str| -> Result<u16, String> {
-        let x: f64 = t
-            .trim()
-            .parse()
-            .map_err(|_| format!("{t:?} is not a rating such as 4.5"))?;
-        if !(1.0..=20.0).contains(&x) {
-            return Err(format!("{t} is not a rating from 1.0 to 20.0"));
-        }
-        Ok((x * 10.0).round() as u16)
-    };
-    let (min, max) = match s.split_once('-') {
-        Some((a, b)) => (tenths(a)?, tenths(b)?),
-        None => (tenths(s)?, tenths(s)?),
-    };
-    if min > max {
-        return Err(format!("{s}: the minimum is above the maximum"));
-    }
-    if max > GRADED_UP_TO {
-        return Err(format!(
-            "{s}: ratings above {} need the chaining techniques, which `grade` does \
-             not have yet (it reports such puzzles as beyond)",
-            crate::tasks::grade::rating_text(GRADED_UP_TO)
-        ));
-    }
-    Ok((min, max))
+    crate::tasks::generate::er_range(s)
 }
 
 /// Candidates generated per parallel batch before writing.

@@ -307,6 +307,60 @@ impl Keep {
     }
 }
 
+/// An ER range, `MIN-MAX` or `MIN` (`4.5-6.2`), as tenths: refused when
+/// reversed, or above what `grade` rates exactly
+/// ([`GRADED_UP_TO`](crate::tasks::grade::GRADED_UP_TO)).
+pub fn er_range(s: &str) -> Result<(u16, u16), String> {
+    let tenths = |t: &str| -> Result<u16, String> {
+        let x: f64 = t
+            .trim()
+            .parse()
+            .map_err(|_| format!("{t:?} is not a rating such as 4.5"))?;
+        if !(1.0..=20.0).contains(&x) {
+            return Err(format!("{t} is not a rating from 1.0 to 20.0"));
+        }
+        Ok((x * 10.0).round() as u16)
+    };
+    let (min, max) = match s.split_once('-') {
+        Some((a, b)) => (tenths(a)?, tenths(b)?),
+        None => (tenths(s)?, tenths(s)?),
+    };
+    if min > max {
+        return Err(format!("{s}: the minimum is above the maximum"));
+    }
+    if max > crate::tasks::grade::GRADED_UP_TO {
+        return Err(format!(
+            "{s}: ratings above {} need the chaining techniques, which `grade` does \
+             not have yet (it reports such puzzles as beyond)",
+            crate::tasks::grade::rating_text(crate::tasks::grade::GRADED_UP_TO)
+        ));
+    }
+    Ok((min, max))
+}
+
+impl Keep {
+    /// A `rate` class word (`easy`, ...), or `er:MIN-MAX` for an ER range:
+    /// how the Python package names what to keep.
+    pub fn named(word: &str) -> Result<Keep, String> {
+        match word.strip_prefix("er:") {
+            Some(range) => er_range(range).map(|(min, max)| Keep::Er { min, max }),
+            None => word.parse().map(Keep::Class),
+        }
+    }
+
+    /// The option in words, for messages: `difficulty hard`, `er 4.5-6.2`.
+    pub fn describe(&self) -> String {
+        match *self {
+            Keep::Class(d) => format!("difficulty {}", d.word()),
+            Keep::Er { min, max } => format!(
+                "er {}-{}",
+                crate::tasks::grade::rating_text(min),
+                crate::tasks::grade::rating_text(max)
+            ),
+        }
+    }
+}
+
 /// The candidates numbered `range` for `seed` that `keep` keeps, with
 /// their numbers, in order (rated on the current rayon pool).
 pub fn candidates_kept(
