@@ -2,15 +2,12 @@
 
 use super::records::{per_second, Done, ReadArgs, RecordRun};
 use super::run_args::per_sec;
-use super::INTERRUPTED;
 use crate::engine::Job;
-use crate::read::records;
 use crate::tasks::canon::Canonicalizer;
 use crate::write::{csv_field, one_line, RAW_SHOWN};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 
 /// Write each puzzle's canonical form, the same for every disguise of it.
 ///
@@ -148,18 +145,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// A job's records as canonical forms (or status words) into `out`.
 fn canon_job(job: &Job, format: Format, file: Option<&str>, out: &mut Vec<u8>) -> Done<Tally> {
     let mut canon = Canonicalizer::new();
-    let mut tally = Tally {
+    let tally = Tally {
         file: job.file,
         ..Tally::default()
     };
-    let mut n = 0;
-    let mut complete = true;
-    for rec in records(&job.data, job.first_line, job.format) {
-        if INTERRUPTED.load(Ordering::Relaxed) {
-            complete = false;
-            break;
-        }
-        n += 1;
+    Done::over_records(job, tally, |tally, rec| {
         let (puzzle, result) = match rec.givens() {
             Err(e) => {
                 tally.malformed += 1;
@@ -185,12 +175,8 @@ fn canon_job(job: &Job, format: Format, file: Option<&str>, out: &mut Vec<u8>) -
             },
         };
         write_record(format, file, rec.line, &puzzle, &result, out);
-    }
-    Done {
-        value: tally,
-        records: n,
-        complete,
-    }
+        true
+    })
 }
 
 impl Tally {

@@ -5,9 +5,8 @@ use super::output::refuse_output_as_input;
 use super::progress::Progress;
 use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
 use super::run_args::per_sec;
-use super::INTERRUPTED;
 use crate::engine::{open_sources, Halt, Job, Source};
-use crate::read::{records, InputFormat};
+use crate::read::InputFormat;
 use crate::tasks::canon::Canonicalizer;
 use crate::tasks::classes::{ClassSet, PackedForm, Seen};
 use crate::write::output::Output;
@@ -16,7 +15,6 @@ use anyhow::Context;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 /// Keep the first of each class of equivalent puzzles, or those unlike a training set.
@@ -191,31 +189,24 @@ fn open_inputs(args: &Args) -> anyhow::Result<(Vec<Source>, Vec<Source>)> {
 /// be written), the record's output text in `out`.
 fn class_job(job: &Job, out: &mut Vec<u8>, file: usize, checking: bool) -> Done<Chunk> {
     let mut canon = Canonicalizer::new();
-    let mut chunk = Chunk {
+    let chunk = Chunk {
         file,
         classed: Vec::new(),
         bad: Vec::new(),
         header: job.header.clone(),
     };
     let binary = matches!(job.format, InputFormat::Npy(_) | InputFormat::Rows);
-    let mut n = 0;
-    let mut complete = true;
-    for rec in records(&job.data, job.first_line, job.format) {
-        if INTERRUPTED.load(Ordering::Relaxed) {
-            complete = false;
-            break;
-        }
-        n += 1;
+    Done::over_records(job, chunk, |chunk, rec| {
         let g = match rec.givens() {
             Ok(g) => g,
             Err(e) => {
                 chunk.bad.push((rec.line, format!("malformed: {e}")));
-                continue;
+                return true;
             }
         };
         if let Err(conflict) = g.validate() {
             chunk.bad.push((rec.line, format!("invalid: {conflict}")));
-            continue;
+            return true;
         }
         let form = canon
             .canonical(&g)
@@ -234,12 +225,8 @@ fn class_job(job: &Job, out: &mut Vec<u8>, file: usize, checking: bool) -> Done<
             form: PackedForm::new(&form.grid),
             text: start..out.len(),
         });
-    }
-    Done {
-        value: chunk,
-        records: n,
-        complete,
-    }
+        true
+    })
 }
 
 /// The in-order side: the classes seen, and what becomes of each record

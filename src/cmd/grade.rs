@@ -3,17 +3,14 @@
 
 use super::records::{per_second, Done, ReadArgs, RecordRun};
 use super::run_args::per_sec;
-use super::INTERRUPTED;
 use crate::engine::Job;
 use crate::puzzle::grid::{COL_OF, ROW_OF};
-use crate::read::records;
 use crate::solver::FastSolver;
 use crate::tasks::grade::{grade, rating_text, Grade, Step};
 use crate::write::{csv_field, one_line, RAW_SHOWN};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 
 /// Rate each puzzle as Sudoku Explainer does: ER/EP/ED, and the steps.
 ///
@@ -178,15 +175,8 @@ fn grade_job(
     out: &mut Vec<u8>,
 ) -> Done<Tally> {
     let mut solver = FastSolver::new();
-    let mut t = Tally::default();
-    let mut n = 0;
-    let mut complete = true;
-    for rec in records(&job.data, job.first_line, job.format) {
-        if INTERRUPTED.load(Ordering::Relaxed) {
-            complete = false;
-            break;
-        }
-        n += 1;
+    let t = Tally::default();
+    Done::over_records(job, t, |t, rec| {
         let none = Graded {
             status: "",
             er: None,
@@ -265,12 +255,8 @@ fn grade_job(
             }
         }
         write_record(format, keep_steps, file, rec.line, &puzzle, &graded, out);
-    }
-    Done {
-        value: t,
-        records: n,
-        complete,
-    }
+        true
+    })
 }
 
 /// A cell as people name it: `r4c5`.

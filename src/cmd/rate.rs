@@ -4,14 +4,12 @@ use super::records::{per_second, Done, ReadArgs, RecordRun};
 use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::engine::Job;
-use crate::read::records;
 use crate::solver::{FastSolver, Solver};
 use crate::tasks::rate::{rate, Difficulty, Inference, EXTREME_GUESSES};
 use crate::write::{csv_field, one_line, RAW_SHOWN};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 
 /// Rate each puzzle: guesses to prove it unique, inference needed, a class.
 ///
@@ -116,15 +114,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn rate_job(job: &Job, file: Option<&str>, jsonl: bool, out: &mut Vec<u8>) -> Done<Tally> {
     let mut solver = FastSolver::new();
     solver.set_stop(Some(&INTERRUPTED));
-    let mut t = Tally::default();
-    let mut n = 0;
-    let mut complete = true;
-    for rec in records(&job.data, job.first_line, job.format) {
-        if INTERRUPTED.load(Ordering::Relaxed) {
-            complete = false;
-            break;
-        }
-        n += 1;
+    let t = Tally::default();
+    Done::over_records(job, t, |t, rec| {
         let (puzzle, solutions, guesses, inference, class) = match rec.puzzle {
             Err(_) => {
                 t.malformed += 1;
@@ -139,9 +130,7 @@ fn rate_job(job: &Job, file: Option<&str>, jsonl: bool, out: &mut Vec<u8>) -> Do
                 let r = rate(&mut solver, &p);
                 if solver.stopped() {
                     // Ctrl-C cut the search short: not rated.
-                    n -= 1;
-                    complete = false;
-                    break;
+                    return false;
                 }
                 t.classes[r.difficulty as usize] += 1;
                 if r.solutions != 1 {
@@ -178,12 +167,8 @@ fn rate_job(job: &Job, file: Option<&str>, jsonl: bool, out: &mut Vec<u8>) -> Do
             csv_field(puzzle.as_bytes(), out);
             let _ = writeln!(out, ",{solutions},{guesses},{inference},{class}");
         }
-    }
-    Done {
-        value: t,
-        records: n,
-        complete,
-    }
+        true
+    })
 }
 
 /// The summary on stderr: the rate, and a bar per class.

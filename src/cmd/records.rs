@@ -11,7 +11,7 @@ use crate::engine::pipeline::{run_ordered, BufferPool, Stop};
 use crate::engine::{
     forced_format, open_sources, Halt, InputGuard, Job, Jobs, Source, INPUT_FORMS,
 };
-use crate::read::ColumnSpec;
+use crate::read::{records, ColumnSpec, ParsedRecord};
 use crate::write::output::Output;
 use anyhow::Context;
 use std::ops::ControlFlow;
@@ -69,6 +69,33 @@ pub struct Done<T> {
     pub records: u64,
     /// False when Ctrl-C cut the job short: the run stops after it.
     pub complete: bool,
+}
+
+impl<T> Done<T> {
+    /// Hands a job's records to `each` in order, with `value` to fill,
+    /// until the records end or Ctrl-C stops the job. `each` returns false
+    /// when it was itself stopped inside a record: that record is not
+    /// counted, and the job ends incomplete.
+    pub fn over_records(
+        job: &Job,
+        mut value: T,
+        mut each: impl FnMut(&mut T, ParsedRecord<'_>) -> bool,
+    ) -> Done<T> {
+        let mut records_done = 0;
+        let mut complete = true;
+        for rec in records(&job.data, job.first_line, job.format) {
+            if INTERRUPTED.load(Ordering::Relaxed) || !each(&mut value, rec) {
+                complete = false;
+                break;
+            }
+            records_done += 1;
+        }
+        Done {
+            value,
+            records: records_done,
+            complete,
+        }
+    }
 }
 
 /// A job's results on their way to the sink.

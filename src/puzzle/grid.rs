@@ -96,6 +96,29 @@ pub const BOX_OF: [u8; CELLS] = unit_table(2);
 /// The cells of each of the 27 units: rows 0-8, columns 9-17, boxes 18-26.
 pub const UNIT_CELLS: [[u8; 9]; 27] = unit_cells();
 
+/// The 20 peers (same row, column or box) of each cell, in cell order.
+pub static PEERS: [[u8; 20]; CELLS] = peers();
+
+const fn peers() -> [[u8; 20]; CELLS] {
+    let mut t = [[0u8; 20]; CELLS];
+    let mut i = 0;
+    while i < CELLS {
+        let mut n = 0;
+        let mut j = 0;
+        while j < CELLS {
+            if j != i
+                && (ROW_OF[i] == ROW_OF[j] || COL_OF[i] == COL_OF[j] || BOX_OF[i] == BOX_OF[j])
+            {
+                t[i][n] = j as u8;
+                n += 1;
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
 const fn unit_cells() -> [[u8; 9]; 27] {
     let mut t = [[0u8; 9]; 27];
     let mut fill = [0usize; 27];

@@ -8,32 +8,9 @@
 //! unit ends the branch at once.
 
 use super::{stop_requested, Outcome, Solver, STOP_CHECK_EVERY};
-use crate::puzzle::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
+use crate::puzzle::grid::{Grid, CELLS, PEERS, UNIT_CELLS};
 use crate::puzzle::pencil::Candidates;
 use std::sync::atomic::AtomicBool;
-
-/// The 20 peers (same row, column or box) of every cell.
-static PEERS: [[u8; 20]; CELLS] = peers_table();
-
-const fn peers_table() -> [[u8; 20]; CELLS] {
-    let mut t = [[0u8; 20]; CELLS];
-    let mut i = 0;
-    while i < CELLS {
-        let mut n = 0;
-        let mut j = 0;
-        while j < CELLS {
-            if j != i
-                && (ROW_OF[i] == ROW_OF[j] || COL_OF[i] == COL_OF[j] || BOX_OF[i] == BOX_OF[j])
-            {
-                t[i][n] = j as u8;
-                n += 1;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    t
-}
 
 const ALL_DIGITS: u16 = 0x1FF;
 

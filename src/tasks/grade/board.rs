@@ -3,6 +3,7 @@
 //! cell (bit `d - 1` for digit `d`); a placed digit leaves its cell with
 //! none and is taken from the cell's 20 peers.
 
+pub use crate::puzzle::grid::PEERS;
 use crate::puzzle::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
 
 /// All nine candidates.
@@ -48,27 +49,15 @@ mod tests {
     }
 }
 
-/// The 20 cells that share a row, column or box with each cell.
-pub const PEERS: [[u8; 20]; CELLS] = peers();
-
-const fn peers() -> [[u8; 20]; CELLS] {
-    let mut t = [[0u8; 20]; CELLS];
-    let mut i = 0;
-    while i < CELLS {
-        let mut n = 0;
-        let mut j = 0;
-        while j < CELLS {
-            if j != i
-                && (ROW_OF[i] == ROW_OF[j] || COL_OF[i] == COL_OF[j] || BOX_OF[i] == BOX_OF[j])
-            {
-                t[i][n] = j as u8;
-                n += 1;
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    t
+/// The unit of each kind (box, row, column: the order SE walks them in
+/// loops and BUG) holding `cell`, as unit numbers.
+pub fn units_of(cell: u8) -> [usize; 3] {
+    let c = cell as usize;
+    [
+        18 + BOX_OF[c] as usize,
+        ROW_OF[c] as usize,
+        9 + COL_OF[c] as usize,
+    ]
 }
 
 /// True when cells `a` and `b` (different) see each other.

@@ -11,10 +11,10 @@
 //! As Sudoku Explainer finds them, with lkSudoku's corrections (on by
 //! default in SukakuExplainer, whose ratings are the reference).
 
-use super::board::{bit, digits, Board, PEERS};
+use super::board::{bit, digits, units_of, Board, PEERS};
 use super::combos::{combos, members};
 use super::{Step, Technique};
-use crate::puzzle::grid::{BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
+use crate::puzzle::grid::UNIT_CELLS;
 
 /// SE's unit order here: boxes, rows, columns (our unit numbers).
 const UNIT_ORDER: [usize; 27] = {
@@ -28,16 +28,6 @@ const UNIT_ORDER: [usize; 27] = {
     }
     t
 };
-
-/// The unit of each kind (box, row, column) holding `cell`.
-fn units_of(cell: u8) -> [usize; 3] {
-    let c = cell as usize;
-    [
-        18 + BOX_OF[c] as usize,
-        ROW_OF[c] as usize,
-        9 + COL_OF[c] as usize,
-    ]
-}
 
 /// The cells that see every cell of `cells` (and are none of them).
 fn common_peers(cells: &[u8]) -> Vec<u8> {

@@ -24,51 +24,11 @@ pub fn unit(kind: Kind, i: usize) -> usize {
     }
 }
 
-/// True when `cell` is in unit `u`.
-#[inline]
-pub fn in_unit(cell: u8, u: usize) -> bool {
-    let c = cell as usize;
-    match u {
-        0..=8 => ROW_OF[c] as usize == u,
-        9..=17 => COL_OF[c] as usize == u - 9,
-        _ => BOX_OF[c] as usize == u - 18,
-    }
-}
-
 /// True when units `a` and `b` share cells (and differ).
 #[inline]
 fn crosses(a: usize, b: usize) -> bool {
-    CROSSES[a] & (1 << b) != 0
+    INSIDE[a][b] != 0
 }
-
-/// Per unit, the units it crosses (bit per unit number).
-const CROSSES: [u32; 27] = {
-    let mut t = [0u32; 27];
-    let mut a = 0;
-    while a < 27 {
-        let mut b = 0;
-        while b < 27 {
-            if a != b {
-                let mut k = 0;
-                while k < 9 {
-                    let c = UNIT_CELLS[a][k] as usize;
-                    let inside = match b {
-                        0..=8 => ROW_OF[c] as usize == b,
-                        9..=17 => COL_OF[c] as usize + 9 == b,
-                        _ => BOX_OF[c] as usize + 18 == b,
-                    };
-                    if inside {
-                        t[a] |= 1 << b;
-                    }
-                    k += 1;
-                }
-            }
-            b += 1;
-        }
-        a += 1;
-    }
-    t
-};
 
 /// The cells of `u` at the positions of `mask`.
 fn cells_at(u: usize, mask: u16) -> impl Iterator<Item = u8> {

@@ -14,20 +14,10 @@
 //! from each bivalue cell in cell order, the hints sorted by rating and
 //! then type, the first taken.
 
-use super::board::{digits, Board, PEERS};
+use super::board::{digits, units_of, Board, PEERS};
 use super::combos::{combos, members};
 use super::{Step, Technique};
-use crate::puzzle::grid::{BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
-
-/// The unit of each kind (box, row, column: SE's order here) holding `cell`.
-fn units_of(cell: u8) -> [usize; 3] {
-    let c = cell as usize;
-    [
-        18 + BOX_OF[c] as usize,
-        ROW_OF[c] as usize,
-        9 + COL_OF[c] as usize,
-    ]
-}
+use crate::puzzle::grid::UNIT_CELLS;
 
 /// A hint found, before sorting.
 struct Found {
