@@ -11,6 +11,7 @@
 pub mod ape;
 pub mod board;
 pub mod bug;
+pub mod chains;
 mod combos;
 pub mod fish;
 pub mod intersections;
@@ -27,9 +28,11 @@ use crate::solver::{FastSolver, Outcome};
 /// A rating in tenths: 72 is SE's 7.2.
 pub type Rating = u16;
 
-/// The highest rating the implemented techniques give (aligned pair
-/// exclusion): puzzles rated above need chains, and are `beyond`.
-pub const GRADED_UP_TO: Rating = 62;
+/// The highest rating up to which every puzzle is rated: above it, a
+/// step may need dynamic chains with nested techniques (SE's "Dynamic
+/// (+)", 9.0, and the nested levels), which are not implemented: such
+/// puzzles are `beyond`.
+pub const GRADED_UP_TO: Rating = 89;
 
 /// The techniques of SE 1.2.1, by the names SE gives them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,11 +85,37 @@ pub enum Technique {
     Bug,
     /// Aligned pair exclusion (6.2).
     AlignedPairExclusion,
+    /// Bidirectional cycle of X links (6.5 and more with its length).
+    XCycle,
+    /// Bidirectional cycle of Y links (6.5+).
+    YCycle,
+    /// Forcing chain of X links (6.6+).
+    ForcingXChain,
+    /// Bidirectional cycle of X and Y links (7.0+).
+    Cycle,
+    /// Forcing chain of X and Y links (7.0+).
+    ForcingChain,
+    /// Aligned triplet exclusion (7.5).
+    AlignedTripletExclusion,
+    /// Nishio: a candidate whose assumption leads to a contradiction (7.5+).
+    NishioForcingChains,
+    /// Chains from every candidate of a cell to one conclusion (8.0+).
+    CellForcingChains,
+    /// Chains from every place of a digit in a unit to one conclusion (8.0+).
+    RegionForcingChains,
+    /// Dynamic chains: a candidate's assumption contradicts itself (8.5+).
+    ContradictionForcingChains,
+    /// Dynamic chains: a candidate on and off reach the same conclusion (8.5+).
+    DoubleForcingChains,
+    /// Dynamic cell forcing chains (8.5+).
+    DynamicCellForcingChains,
+    /// Dynamic region forcing chains (8.5+).
+    DynamicRegionForcingChains,
 }
 
 impl Technique {
     /// Every technique, in SE's order of difficulty.
-    pub const ALL: [Technique; 24] = [
+    pub const ALL: [Technique; 37] = [
         Technique::FullHouse,
         Technique::HiddenSingle,
         Technique::DirectPointing,
@@ -111,6 +140,19 @@ impl Technique {
         Technique::HiddenQuad,
         Technique::Bug,
         Technique::AlignedPairExclusion,
+        Technique::XCycle,
+        Technique::YCycle,
+        Technique::ForcingXChain,
+        Technique::Cycle,
+        Technique::ForcingChain,
+        Technique::AlignedTripletExclusion,
+        Technique::NishioForcingChains,
+        Technique::CellForcingChains,
+        Technique::RegionForcingChains,
+        Technique::ContradictionForcingChains,
+        Technique::DoubleForcingChains,
+        Technique::DynamicCellForcingChains,
+        Technique::DynamicRegionForcingChains,
     ];
 
     /// SE's name of the technique.
@@ -140,6 +182,19 @@ impl Technique {
             Technique::HiddenQuad => "Hidden Quad",
             Technique::Bug => "Bivalue Universal Grave",
             Technique::AlignedPairExclusion => "Aligned Pair Exclusion",
+            Technique::XCycle => "Bidirectional X-Cycle",
+            Technique::YCycle => "Bidirectional Y-Cycle",
+            Technique::ForcingXChain => "Forcing X-Chain",
+            Technique::Cycle => "Bidirectional Cycle",
+            Technique::ForcingChain => "Forcing Chain",
+            Technique::AlignedTripletExclusion => "Aligned Triplet Exclusion",
+            Technique::NishioForcingChains => "Nishio Forcing Chains",
+            Technique::CellForcingChains => "Cell Forcing Chains",
+            Technique::RegionForcingChains => "Region Forcing Chains",
+            Technique::ContradictionForcingChains => "Dynamic Contradiction Forcing Chains",
+            Technique::DoubleForcingChains => "Dynamic Double Forcing Chains",
+            Technique::DynamicCellForcingChains => "Dynamic Cell Forcing Chains",
+            Technique::DynamicRegionForcingChains => "Dynamic Region Forcing Chains",
         }
     }
 
@@ -170,6 +225,19 @@ impl Technique {
             Technique::HiddenQuad => "hidden_quad",
             Technique::Bug => "bug",
             Technique::AlignedPairExclusion => "aligned_pair_exclusion",
+            Technique::XCycle => "x_cycle",
+            Technique::YCycle => "y_cycle",
+            Technique::ForcingXChain => "forcing_x_chain",
+            Technique::Cycle => "cycle",
+            Technique::ForcingChain => "forcing_chain",
+            Technique::AlignedTripletExclusion => "aligned_triplet_exclusion",
+            Technique::NishioForcingChains => "nishio",
+            Technique::CellForcingChains => "cell_forcing_chains",
+            Technique::RegionForcingChains => "region_forcing_chains",
+            Technique::ContradictionForcingChains => "dynamic_contradiction",
+            Technique::DoubleForcingChains => "dynamic_double_forcing",
+            Technique::DynamicCellForcingChains => "dynamic_cell_forcing_chains",
+            Technique::DynamicRegionForcingChains => "dynamic_region_forcing_chains",
         }
     }
 }
@@ -251,8 +319,9 @@ pub fn grade_path(mut board: Board, keep: bool) -> Grade {
     let mut er: Rating = 0;
     let mut hardest = Technique::FullHouse;
     let (mut ep, mut ed) = (None, None);
+    let mut chains = None;
     while !board.is_solved() {
-        let Some(step) = next_step(&board) else {
+        let Some(step) = next_step(&board, &mut chains) else {
             return Grade::Beyond {
                 er,
                 ep,
@@ -285,7 +354,8 @@ pub fn grade_path(mut board: Board, keep: bool) -> Grade {
 }
 
 /// The next step: the producers in SE's order, the first hint found.
-fn next_step(board: &Board) -> Option<Step> {
+/// `chains` is the chain search's memory, made when first needed.
+fn next_step(board: &Board, chains: &mut Option<chains::Chains>) -> Option<Step> {
     use subsets::{hidden_set, naked_set};
     singles::hidden_single(board)
         .or_else(|| intersections::locked_candidates(board, true))
@@ -307,6 +377,15 @@ fn next_step(board: &Board) -> Option<Step> {
         .or_else(|| hidden_set(board, 4, false))
         .or_else(|| bug::bug(board))
         .or_else(|| ape::aligned_pair_exclusion(board))
+        .or_else(|| {
+            let chains = chains.get_or_insert_with(chains::Chains::new);
+            chains
+                .cycles_and_forcing_chains(board)
+                .or_else(|| ape::aligned_triplet_exclusion(board))
+                .or_else(|| chains.nishio(board))
+                .or_else(|| chains.multiple(board))
+                .or_else(|| chains.dynamic(board))
+        })
 }
 
 /// A rating as SE writes it: `7.2`.

@@ -1,0 +1,1085 @@
+//! Chains of implications (6.5 and up), as Sudoku Explainer searches and
+//! rates them: bidirectional cycles and forcing chains (6.5-7.x), Nishio
+//! (7.5+), multiple forcing chains from a cell or a region (8.0+), and
+//! dynamic forcing chains (8.5+).
+//!
+//! A node is a candidate assumed true ("on") or false ("off"). From an
+//! "on" node follow the "off"s of the cell's other digits (a Y link) and
+//! of the digit in the cell's peers (X links); from an "off" node follow
+//! the "on" of a bivalue cell's other digit (Y) and of the digit's only
+//! other place in a box, row or column (X). Every node keeps the nodes it
+//! came from: a chain's length is how many distinct nodes its conclusion
+//! rests on, and SE adds 0.1 to the technique's base each time that
+//! length passes 4, 6, 8, 12, 16, 24, ... (see [`length_bonus`]).
+//!
+//! Which conclusion is taken matters for the rating of the whole path, so
+//! the search walks cells, digits and links in SE's order, breadth first,
+//! and keeps the first hint of the lowest (rating, length, kind) as SE's
+//! stable sort does.
+
+use super::board::{bit, digits, units_of, Board, PEERS};
+use super::{Step, Technique};
+use crate::puzzle::grid::UNIT_CELLS;
+
+/// A candidate and a state: `((cell * 9 + digit - 1) << 1) | on`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Pot(u16);
+
+/// How many distinct [`Pot`]s there are.
+const POTS: usize = 81 * 9 * 2;
+
+impl Pot {
+    fn new(cell: u8, d: u8, on: bool) -> Pot {
+        Pot(((cell as u16 * 9 + d as u16 - 1) << 1) | on as u16)
+    }
+    fn cell(self) -> u8 {
+        ((self.0 >> 1) / 9) as u8
+    }
+    fn digit(self) -> u8 {
+        ((self.0 >> 1) % 9) as u8 + 1
+    }
+    fn on(self) -> bool {
+        self.0 & 1 != 0
+    }
+    /// The same candidate in the other state.
+    fn flipped(self) -> Pot {
+        Pot(self.0 ^ 1)
+    }
+}
+
+type NodeId = u32;
+
+/// A node of a search: its candidate and state, and where its parents
+/// are in [`Arena::links`] (the first is the link it was derived by; the
+/// others, in dynamic chains, are the candidates removed earlier that the
+/// link needed).
+struct Node {
+    pot: Pot,
+    first: u32,
+    len: u32,
+}
+
+/// The nodes of the searches from one starting cell.
+#[derive(Default)]
+struct Arena {
+    nodes: Vec<Node>,
+    links: Vec<NodeId>,
+}
+
+impl Arena {
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.links.clear();
+    }
+
+    fn root(&mut self, pot: Pot) -> NodeId {
+        self.nodes.push(Node {
+            pot,
+            first: self.links.len() as u32,
+            len: 0,
+        });
+        self.nodes.len() as NodeId - 1
+    }
+
+    fn child(&mut self, pot: Pot, parent: NodeId) -> NodeId {
+        let id = self.root(pot);
+        self.add_parent(id, parent);
+        id
+    }
+
+    /// Adds a parent to `id`, which must be the node made last.
+    fn add_parent(&mut self, id: NodeId, parent: NodeId) {
+        debug_assert_eq!(id as usize + 1, self.nodes.len());
+        self.links.push(parent);
+        self.nodes[id as usize].len += 1;
+    }
+
+    fn pot(&self, id: NodeId) -> Pot {
+        self.nodes[id as usize].pot
+    }
+
+    fn parents(&self, id: NodeId) -> &[NodeId] {
+        let n = &self.nodes[id as usize];
+        &self.links[n.first as usize..(n.first + n.len) as usize]
+    }
+
+    fn first_parent(&self, id: NodeId) -> Option<NodeId> {
+        self.parents(id).first().copied()
+    }
+
+    /// True when `pot` is on the line of first parents above `id` (not
+    /// counting `id` itself).
+    fn descends_from(&self, id: NodeId, pot: Pot) -> bool {
+        let mut at = id;
+        while let Some(up) = self.first_parent(at) {
+            if self.pot(up) == pot {
+                return true;
+            }
+            at = up;
+        }
+        false
+    }
+
+    /// The number of distinct candidates-with-state `id` rests on, itself
+    /// included: SE's measure of a chain's length. Breadth first, and a
+    /// candidate met again is not followed again, as SE counts.
+    fn ancestors(&self, id: NodeId, queue: &mut Vec<NodeId>) -> u32 {
+        let mut seen = [0u64; POTS.div_ceil(64)];
+        queue.clear();
+        queue.push(id);
+        let (mut head, mut count) = (0, 0);
+        while head < queue.len() {
+            let n = queue[head];
+            head += 1;
+            let p = self.pot(n).0 as usize;
+            if seen[p / 64] & (1 << (p % 64)) != 0 {
+                continue;
+            }
+            seen[p / 64] |= 1 << (p % 64);
+            count += 1;
+            queue.extend_from_slice(self.parents(n));
+        }
+        count
+    }
+}
+
+/// A set of candidates-with-state, each with the node that reached it, in
+/// the order they were added (SE's linked set).
+struct PotSet {
+    slot: Box<[NodeId; POTS]>,
+    order: Vec<Pot>,
+}
+
+const ABSENT: NodeId = NodeId::MAX;
+
+impl PotSet {
+    fn new() -> PotSet {
+        PotSet {
+            slot: Box::new([ABSENT; POTS]),
+            order: Vec::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        for p in self.order.drain(..) {
+            self.slot[p.0 as usize] = ABSENT;
+        }
+    }
+
+    fn contains(&self, p: Pot) -> bool {
+        self.slot[p.0 as usize] != ABSENT
+    }
+
+    fn get(&self, p: Pot) -> Option<NodeId> {
+        let n = self.slot[p.0 as usize];
+        (n != ABSENT).then_some(n)
+    }
+
+    /// Adds `p` reached by `node` (a node already there is replaced, its
+    /// place in the order kept).
+    fn insert(&mut self, p: Pot, node: NodeId) {
+        if !self.contains(p) {
+            self.order.push(p);
+        }
+        self.slot[p.0 as usize] = node;
+    }
+
+    fn copy_from(&mut self, other: &PotSet) {
+        self.clear();
+        for &p in &other.order {
+            self.insert(p, other.slot[p.0 as usize]);
+        }
+    }
+
+    /// Keeps only what `other` holds too.
+    fn retain_in(&mut self, other: &PotSet) {
+        let slot = &mut self.slot;
+        self.order.retain(|&p| {
+            let keep = other.contains(p);
+            if !keep {
+                slot[p.0 as usize] = ABSENT;
+            }
+            keep
+        });
+    }
+}
+
+/// SE's length bonus: 0.1 for each of 4, 6, 8, 12, 16, 24, 32, ... (each
+/// threshold alternately times 3/2 and 4/3) that `complexity - 2` passes,
+/// summed in floating point as SE sums it.
+pub fn length_bonus(complexity: u32) -> f64 {
+    let length = complexity as i64 - 2;
+    let (mut added, mut ceil, mut odd) = (0.0f64, 4i64, false);
+    while length > ceil {
+        added += 0.1;
+        ceil = if odd { ceil * 4 / 3 } else { ceil * 3 / 2 };
+        odd = !odd;
+    }
+    added
+}
+
+/// A rating as SE prints it, in tenths: `floor((x + 0.05) * 10)`.
+fn tenths(x: f64) -> u16 {
+    ((x + 0.05) * 10.0).floor() as u16
+}
+
+/// The kind of a chaining hint: SE's last sort key, after rating and length.
+#[derive(Clone, Copy)]
+enum Kind {
+    DoubleForcing = 1,
+    X = 2,
+    Y = 3,
+    Xy = 4,
+    Cell = 5,
+    Region = 6,
+    Contradiction = 7,
+}
+
+/// Per cell, the digits a hint removes (a mask).
+type Removed = Vec<(u8, u16)>;
+
+/// A conclusion found, before it is known to be the one taken.
+struct Found {
+    rating: f64,
+    complexity: u32,
+    kind: Kind,
+    technique: Technique,
+    removed: Removed,
+    placed: Option<(u8, u8)>,
+    /// The nodes the conclusion rests on, a branch each.
+    branches: Vec<Vec<Pot>>,
+}
+
+impl Found {
+    /// Before `other` in SE's stable sort (ties keep the earlier).
+    fn before(&self, other: &Found) -> bool {
+        if self.rating != other.rating {
+            return self.rating < other.rating;
+        }
+        if self.complexity != other.complexity {
+            return self.complexity < other.complexity;
+        }
+        (self.kind as u8) < (other.kind as u8)
+    }
+
+    fn into_step(self) -> Step {
+        let mut eliminated = Vec::new();
+        let mut removed = self.removed;
+        removed.sort_by_key(|&(c, _)| c);
+        for (cell, mask) in removed {
+            eliminated.extend(digits(mask).map(|d| (cell, d)));
+        }
+        let mut pattern: Vec<u8> = self.branches.iter().flatten().map(|p| p.cell()).collect();
+        pattern.sort_unstable();
+        pattern.dedup();
+        Step {
+            technique: self.technique,
+            rating: tenths(self.rating),
+            placed: self.placed,
+            eliminated,
+            pattern,
+        }
+    }
+}
+
+/// The search state: the nodes, the sets a search fills, and a working
+/// copy of the grid for dynamic chains.
+pub struct Chains {
+    arena: Arena,
+    sets: Vec<PotSet>,
+    queue: Vec<NodeId>,
+    best: Option<Found>,
+}
+
+// Indices of the sets in `Chains::sets`.
+const VALUE_ON: usize = 0; // 9 sets: what each digit of the cell, on, implies
+const VALUE_OFF: usize = 9; // 9 sets
+const CELL_ON: usize = 18;
+const CELL_OFF: usize = 19;
+const FROM_OFF_ON: usize = 20; // what the cell's digit, off, implies
+const FROM_OFF_OFF: usize = 21;
+const REGION_ON: usize = 22;
+const REGION_OFF: usize = 23;
+const POS_ON: usize = 24; // 9 sets: what each other place of a digit implies
+const POS_OFF: usize = 33; // 9 sets
+const CYCLE_ON: usize = 42;
+const CYCLE_OFF: usize = 43;
+const SETS: usize = 44;
+
+/// Which links and searches a chaining producer uses.
+#[derive(Clone, Copy)]
+struct Mode {
+    /// Y links (a cell's other digits) as well as X links.
+    y: bool,
+    /// Removed candidates leave the working grid as the chain goes.
+    dynamic: bool,
+    nishio: bool,
+    /// Region and cell chains for cells of three or more candidates.
+    multiple: bool,
+    base: f64,
+}
+
+const NISHIO: Mode = Mode {
+    y: false,
+    dynamic: true,
+    nishio: true,
+    multiple: false,
+    base: 7.5,
+};
+const MULTIPLE: Mode = Mode {
+    y: true,
+    dynamic: false,
+    nishio: false,
+    multiple: true,
+    base: 8.0,
+};
+const DYNAMIC: Mode = Mode {
+    y: true,
+    dynamic: true,
+    nishio: false,
+    multiple: true,
+    base: 8.5,
+};
+
+impl Default for Chains {
+    fn default() -> Self {
+        Chains::new()
+    }
+}
+
+impl Chains {
+    pub fn new() -> Chains {
+        Chains {
+            arena: Arena::default(),
+            sets: (0..SETS).map(|_| PotSet::new()).collect(),
+            queue: Vec::new(),
+            best: None,
+        }
+    }
+
+    /// Bidirectional cycles and forcing chains (6.5+): three passes, X
+    /// links only, Y links only (cycles from bivalue cells), both.
+    pub fn cycles_and_forcing_chains(&mut self, board: &Board) -> Option<Step> {
+        self.best = None;
+        for (y, x) in [(false, true), (true, false), (true, true)] {
+            for cell in 0..81u8 {
+                let cands = board.cands(cell);
+                if cands.count_ones() < 2 || (!x && cands.count_ones() > 2) {
+                    continue;
+                }
+                for d in digits(cands) {
+                    self.unary(board, cell, d, y, x);
+                }
+            }
+        }
+        self.best.take().map(Found::into_step)
+    }
+
+    /// Nishio forcing chains (7.5+).
+    pub fn nishio(&mut self, board: &Board) -> Option<Step> {
+        self.multiple_chains(board, NISHIO)
+    }
+
+    /// Multiple (cell and region) forcing chains (8.0+).
+    pub fn multiple(&mut self, board: &Board) -> Option<Step> {
+        self.multiple_chains(board, MULTIPLE)
+    }
+
+    /// Dynamic forcing chains (8.5+).
+    pub fn dynamic(&mut self, board: &Board) -> Option<Step> {
+        self.multiple_chains(board, DYNAMIC)
+    }
+
+    fn offer(&mut self, found: Found) {
+        if self.best.as_ref().is_none_or(|b| found.before(b)) {
+            self.best = Some(found);
+        }
+    }
+
+    /// Would a hint of this rating, length and kind come first?
+    fn wanted(&self, rating: f64, complexity: u32, kind: Kind) -> bool {
+        match &self.best {
+            None => true,
+            Some(b) => {
+                rating < b.rating
+                    || (rating == b.rating
+                        && (complexity < b.complexity
+                            || (complexity == b.complexity && (kind as u8) < (b.kind as u8))))
+            }
+        }
+    }
+
+    /// The branch a node stands on: its first-parent line, from the
+    /// assumption to the node.
+    fn branch(&self, id: NodeId) -> Vec<Pot> {
+        let mut line = vec![self.arena.pot(id)];
+        let mut at = id;
+        while let Some(up) = self.arena.first_parent(at) {
+            line.push(self.arena.pot(up));
+            at = up;
+        }
+        line.reverse();
+        line
+    }
+
+    fn complexity(&mut self, targets: &[NodeId]) -> u32 {
+        let mut total = 0;
+        for &t in targets {
+            total += self.arena.ancestors(t, &mut self.queue);
+        }
+        total
+    }
+
+    /// Cycles and forcing chains from one candidate assumed on.
+    fn unary(&mut self, board: &Board, cell: u8, d: u8, y: bool, x: bool) {
+        self.arena.clear();
+        let start = self.arena.root(Pot::new(cell, d, true));
+        let cycles = self.cycles(board, start, y, x);
+        let mut chains: Vec<NodeId> = Vec::new();
+        if x {
+            // From "on": the start's own "off" proves it false.
+            let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
+            on.clear();
+            off.clear();
+            on.insert(self.arena.pot(start), start);
+            forcing_chains(&mut self.arena, board, on, off, y, &mut chains);
+            // From "off": the start's "on" proves it true.
+            let start_off = self.arena.root(Pot::new(cell, d, false));
+            let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
+            on.clear();
+            off.clear();
+            off.insert(self.arena.pot(start_off), start_off);
+            forcing_chains(&mut self.arena, board, on, off, y, &mut chains);
+        }
+        let kind = match (x, y) {
+            (true, true) => Kind::Xy,
+            (false, true) => Kind::Y,
+            _ => Kind::X,
+        };
+        for dst in cycles {
+            self.cycle_hint(board, dst, kind);
+        }
+        for target in chains {
+            self.forcing_chain_hint(board, target, kind);
+        }
+    }
+
+    fn two_sets(&mut self, a: usize, b: usize) -> [&mut PotSet; 2] {
+        let (x, y) = pair(&mut self.sets, a, b);
+        [x, y]
+    }
+
+    /// The cycles back to `start` (on), breadth first, a layer of "on"s
+    /// then a layer of "off"s: each is a node equal to `start` reached
+    /// after four or more links.
+    fn cycles(&mut self, board: &Board, start: NodeId, y: bool, x: bool) -> Vec<NodeId> {
+        let start_pot = self.arena.pot(start);
+        let (to_on, to_off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
+        to_on.clear();
+        to_off.clear();
+        to_on.insert(start_pot, start);
+        let arena = &mut self.arena;
+        let mut pending_on = vec![start];
+        let mut pending_off: Vec<NodeId> = Vec::new();
+        let mut made = Vec::new();
+        let mut found = Vec::new();
+        let mut length = 0;
+        while !pending_on.is_empty() || !pending_off.is_empty() {
+            length += 1;
+            for p in std::mem::take(&mut pending_on) {
+                on_to_off(arena, board, p, y, &mut made);
+                for &n in &made {
+                    let pot = arena.pot(n);
+                    if !arena.descends_from(p, pot) {
+                        pending_off.push(n);
+                        to_off.insert(pot, n);
+                    }
+                }
+            }
+            length += 1;
+            for p in std::mem::take(&mut pending_off) {
+                off_to_on(arena, board, None, to_off, p, y, x, &mut made);
+                for &n in &made {
+                    let pot = arena.pot(n);
+                    if length >= 4 && pot == start_pot {
+                        found.push(n);
+                    }
+                    if !to_on.contains(pot) {
+                        pending_on.push(n);
+                        to_on.insert(pot, n);
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    fn cycle_hint(&mut self, board: &Board, dst: NodeId, kind: Kind) {
+        // The cells of the cycle, then the candidates that see a node of
+        // the digit in both orientations (an "on" and an "off" node).
+        let mut cells: u128 = 0;
+        let mut at = dst;
+        while let Some(up) = self.arena.first_parent(at) {
+            cells |= 1 << self.arena.pot(at).cell();
+            at = up;
+        }
+        let mut forward = [0u16; 81];
+        let mut backward = [0u16; 81];
+        let mut at = dst;
+        while let Some(up) = self.arena.first_parent(at) {
+            let p = self.arena.pot(at);
+            for &peer in &PEERS[p.cell() as usize] {
+                if cells & (1 << peer) == 0 && board.has(peer, p.digit()) {
+                    if p.on() {
+                        forward[peer as usize] |= bit(p.digit());
+                    } else {
+                        backward[peer as usize] |= bit(p.digit());
+                    }
+                }
+            }
+            at = up;
+        }
+        let removed: Removed = (0..81u8)
+            .map(|c| (c, forward[c as usize] & backward[c as usize]))
+            .filter(|&(_, m)| m != 0)
+            .collect();
+        if removed.is_empty() {
+            return;
+        }
+        let complexity = self.complexity(&[dst]);
+        let base = if matches!(kind, Kind::Xy) { 7.0 } else { 6.5 };
+        let rating = base + length_bonus(complexity);
+        if !self.wanted(rating, complexity, kind) {
+            return;
+        }
+        let technique = match kind {
+            Kind::Xy => Technique::Cycle,
+            Kind::Y => Technique::YCycle,
+            _ => Technique::XCycle,
+        };
+        let branches = vec![self.branch(dst)];
+        self.offer(Found {
+            rating,
+            complexity,
+            kind,
+            technique,
+            removed,
+            placed: None,
+            branches,
+        });
+    }
+
+    fn forcing_chain_hint(&mut self, board: &Board, target: NodeId, kind: Kind) {
+        let t = self.arena.pot(target);
+        let (removed, placed) = conclusion(board, t);
+        if removed.is_empty() {
+            return;
+        }
+        let complexity = self.complexity(&[target]);
+        let base = if matches!(kind, Kind::Xy) { 7.0 } else { 6.6 };
+        let rating = base + length_bonus(complexity);
+        if !self.wanted(rating, complexity, kind) {
+            return;
+        }
+        let technique = if matches!(kind, Kind::Xy) {
+            Technique::ForcingChain
+        } else {
+            Technique::ForcingXChain
+        };
+        let branches = vec![self.branch(target)];
+        self.offer(Found {
+            rating,
+            complexity,
+            kind,
+            technique,
+            removed,
+            placed,
+            branches,
+        });
+    }
+
+    /// Nishio, multiple and dynamic chains: from each candidate of each
+    /// cell (two or more candidates when dynamic, three or more else),
+    /// on and off.
+    fn multiple_chains(&mut self, board: &Board, mode: Mode) -> Option<Step> {
+        self.best = None;
+        for cell in 0..81u8 {
+            let n = board.cands(cell).count_ones();
+            if n > 2 || (n > 1 && mode.dynamic) {
+                self.chains_of_cell(board, cell, mode);
+            }
+        }
+        self.best.take().map(Found::into_step)
+    }
+
+    fn chains_of_cell(&mut self, board: &Board, cell: u8, mode: Mode) {
+        self.arena.clear();
+        let cands = board.cands(cell);
+        let n = cands.count_ones();
+        let mut first = true;
+        for d in digits(cands) {
+            let (on, off) = (VALUE_ON + d as usize - 1, VALUE_OFF + d as usize - 1);
+            self.sets[on].clear();
+            self.sets[off].clear();
+            let double = n >= 3 && !mode.nishio && mode.dynamic;
+            let contradiction = mode.dynamic || mode.nishio;
+            self.binary(board, cell, d, mode, double, contradiction);
+            if !mode.nishio {
+                self.region_chains(board, cell, d, mode);
+            }
+            if first {
+                let [a, b] = self.two_sets(on, CELL_ON);
+                b.copy_from(a);
+                let [a, b] = self.two_sets(off, CELL_OFF);
+                b.copy_from(a);
+                first = false;
+            } else {
+                let [a, b] = self.two_sets(on, CELL_ON);
+                b.retain_in(a);
+                let [a, b] = self.two_sets(off, CELL_OFF);
+                b.retain_in(a);
+            }
+        }
+        if !mode.nishio && (n == 2 || (mode.multiple && n > 2)) {
+            for (set, values) in [(CELL_ON, VALUE_ON), (CELL_OFF, VALUE_OFF)] {
+                let targets = self.sets[set].order.clone();
+                for t in targets {
+                    let branches: Vec<NodeId> = digits(cands)
+                        .map(|d| {
+                            self.sets[values + d as usize - 1]
+                                .get(t)
+                                .expect("in every digit's set")
+                        })
+                        .collect();
+                    let technique = if mode.dynamic {
+                        Technique::DynamicCellForcingChains
+                    } else {
+                        Technique::CellForcingChains
+                    };
+                    self.reduction_hint(board, t, &branches, mode, Kind::Cell, technique);
+                }
+            }
+        }
+    }
+
+    /// A conclusion every branch reaches (a cell's digits, a region's
+    /// places, or both states of a candidate).
+    fn reduction_hint(
+        &mut self,
+        board: &Board,
+        target: Pot,
+        branches: &[NodeId],
+        mode: Mode,
+        kind: Kind,
+        technique: Technique,
+    ) {
+        let (removed, placed) = conclusion(board, target);
+        if removed.is_empty() {
+            return;
+        }
+        let complexity = self.complexity(branches);
+        let rating = mode.base + length_bonus(complexity);
+        if !self.wanted(rating, complexity, kind) {
+            return;
+        }
+        let lines = branches.iter().map(|&b| self.branch(b)).collect();
+        self.offer(Found {
+            rating,
+            complexity,
+            kind,
+            technique,
+            removed,
+            placed,
+            branches: lines,
+        });
+    }
+
+    /// The candidate `d` of `cell` on, then off: contradictions (Nishio,
+    /// dynamic) and conclusions both reach (dynamic, cells of three or
+    /// more candidates). Leaves what "on" implies in the digit's sets.
+    fn binary(&mut self, board: &Board, cell: u8, d: u8, mode: Mode, double: bool, contra: bool) {
+        let (on, off) = (VALUE_ON + d as usize - 1, VALUE_OFF + d as usize - 1);
+        let p_on = Pot::new(cell, d, true);
+        let start = self.arena.root(p_on);
+        self.sets[on].insert(p_on, start);
+        let absurd = self.chain(board, on, off, mode);
+        let (technique, kind) = if mode.nishio {
+            (Technique::NishioForcingChains, Kind::Contradiction)
+        } else {
+            (Technique::ContradictionForcingChains, Kind::Contradiction)
+        };
+        if contra {
+            if let Some((a, b)) = absurd {
+                // The candidate cannot be on.
+                let t = p_on.flipped();
+                self.binary_hint(board, t, a, b, mode, kind, technique);
+            }
+        }
+        let p_off = Pot::new(cell, d, false);
+        let start_off = self.arena.root(p_off);
+        self.sets[FROM_OFF_ON].clear();
+        self.sets[FROM_OFF_OFF].clear();
+        self.sets[FROM_OFF_OFF].insert(p_off, start_off);
+        let absurd = self.chain(board, FROM_OFF_ON, FROM_OFF_OFF, mode);
+        if contra {
+            if let Some((a, b)) = absurd {
+                // The candidate cannot be off.
+                self.binary_hint(board, p_on, a, b, mode, kind, technique);
+            }
+        }
+        if double {
+            for (from_on, from_off) in [(on, FROM_OFF_ON), (off, FROM_OFF_OFF)] {
+                let targets = self.sets[from_on].order.clone();
+                for t in targets {
+                    if let Some(b) = self.sets[from_off].get(t) {
+                        let a = self.sets[from_on].get(t).expect("listed");
+                        self.binary_hint(
+                            board,
+                            t,
+                            a,
+                            b,
+                            mode,
+                            Kind::DoubleForcing,
+                            Technique::DoubleForcingChains,
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn binary_hint(
+        &mut self,
+        board: &Board,
+        target: Pot,
+        a: NodeId,
+        b: NodeId,
+        mode: Mode,
+        kind: Kind,
+        technique: Technique,
+    ) {
+        self.reduction_hint(board, target, &[a, b], mode, kind, technique);
+    }
+
+    /// Region forcing chains for digit `d` from `cell`, in each of its box,
+    /// row and column where `cell` is the digit's first place.
+    fn region_chains(&mut self, board: &Board, cell: u8, d: u8, mode: Mode) {
+        let (on, off) = (VALUE_ON + d as usize - 1, VALUE_OFF + d as usize - 1);
+        for u in units_of(cell) {
+            let places = board.positions(u, d);
+            let count = places.count_ones();
+            if !(count == 2 || (mode.multiple && count > 2)) {
+                continue;
+            }
+            if UNIT_CELLS[u][places.trailing_zeros() as usize] != cell {
+                continue;
+            }
+            let [a, b] = self.two_sets(on, REGION_ON);
+            b.copy_from(a);
+            let [a, b] = self.two_sets(off, REGION_OFF);
+            b.copy_from(a);
+            // Each other place of the digit, on.
+            let mut branch_sets = Vec::new();
+            let mut rest = places & (places - 1);
+            let mut slot = 0;
+            while rest != 0 {
+                let k = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let other = UNIT_CELLS[u][k];
+                let (son, soff) = (POS_ON + slot, POS_OFF + slot);
+                slot += 1;
+                self.sets[son].clear();
+                self.sets[soff].clear();
+                let p = Pot::new(other, d, true);
+                let root = self.arena.root(p);
+                self.sets[son].insert(p, root);
+                self.chain(board, son, soff, mode);
+                let [a, b] = self.two_sets(REGION_ON, son);
+                a.retain_in(b);
+                let [a, b] = self.two_sets(REGION_OFF, soff);
+                a.retain_in(b);
+                branch_sets.push((son, soff));
+            }
+            let technique = if mode.dynamic {
+                Technique::DynamicRegionForcingChains
+            } else {
+                Technique::RegionForcingChains
+            };
+            for (set, own, pick) in [(REGION_ON, on, 0), (REGION_OFF, off, 1)] {
+                let targets = self.sets[set].order.clone();
+                for t in targets {
+                    let mut branches = vec![self.sets[own].get(t).expect("own place")];
+                    for &(son, soff) in &branch_sets {
+                        let s = if pick == 0 { son } else { soff };
+                        branches.push(self.sets[s].get(t).expect("in every place's set"));
+                    }
+                    self.reduction_hint(board, t, &branches, mode, Kind::Region, technique);
+                }
+            }
+        }
+    }
+
+    /// Completes the sets `on` and `off` with all they imply: pending "on"s
+    /// first, one "off" when none is left. Returns the two nodes of a
+    /// contradiction (a candidate both on and off), if one is met.
+    fn chain(
+        &mut self,
+        board: &Board,
+        on: usize,
+        off: usize,
+        mode: Mode,
+    ) -> Option<(NodeId, NodeId)> {
+        let mut work = board.clone();
+        let mut pending_on: std::collections::VecDeque<NodeId> = self.sets[on]
+            .order
+            .iter()
+            .map(|&p| self.sets[on].get(p).expect("listed"))
+            .collect();
+        let mut pending_off: std::collections::VecDeque<NodeId> = self.sets[off]
+            .order
+            .iter()
+            .map(|&p| self.sets[off].get(p).expect("listed"))
+            .collect();
+        let mut made = Vec::new();
+        let (to_on, to_off) = pair(&mut self.sets, on, off);
+        let arena = &mut self.arena;
+        loop {
+            if let Some(p) = pending_on.pop_front() {
+                on_to_off(arena, &work, p, mode.y, &mut made);
+                for &n in &made {
+                    let pot = arena.pot(n);
+                    if let Some(c) = to_on.get(pot.flipped()) {
+                        return Some((c, n));
+                    }
+                    if !to_off.contains(pot) {
+                        to_off.insert(pot, n);
+                        pending_off.push_back(n);
+                    }
+                }
+                continue;
+            }
+            if let Some(p) = pending_off.pop_front() {
+                let source = mode.dynamic.then_some(board);
+                off_to_on(arena, &work, source, to_off, p, mode.y, true, &mut made);
+                if mode.dynamic {
+                    let pot = arena.pot(p);
+                    work.eliminate(pot.cell(), pot.digit());
+                }
+                for &n in &made {
+                    let pot = arena.pot(n);
+                    if let Some(c) = to_off.get(pot.flipped()) {
+                        return Some((n, c));
+                    }
+                    if !to_on.contains(pot) {
+                        to_on.insert(pot, n);
+                        pending_on.push_back(n);
+                    }
+                }
+                continue;
+            }
+            return None;
+        }
+    }
+}
+
+/// Two different sets of `sets`, mutable together.
+fn pair(sets: &mut [PotSet], a: usize, b: usize) -> (&mut PotSet, &mut PotSet) {
+    if a < b {
+        let (lo, hi) = sets.split_at_mut(b);
+        (&mut lo[a], &mut hi[0])
+    } else {
+        let (lo, hi) = sets.split_at_mut(a);
+        (&mut hi[0], &mut lo[b])
+    }
+}
+
+/// Forcing chains from the start in `to_on` / `to_off`: breadth first, a
+/// layer of "on"s then of "off"s; a node that is the start's opposite is
+/// a conclusion (kept once).
+fn forcing_chains(
+    arena: &mut Arena,
+    board: &Board,
+    to_on: &mut PotSet,
+    to_off: &mut PotSet,
+    y: bool,
+    chains: &mut Vec<NodeId>,
+) {
+    let mut pending_on: Vec<NodeId> = to_on.order.iter().map(|&p| to_on.get(p).unwrap()).collect();
+    let mut pending_off: Vec<NodeId> = to_off
+        .order
+        .iter()
+        .map(|&p| to_off.get(p).unwrap())
+        .collect();
+    let source = if let Some(&p) = to_on.order.first() {
+        p
+    } else {
+        to_off.order[0]
+    };
+    let mut made = Vec::new();
+    while !pending_on.is_empty() || !pending_off.is_empty() {
+        for p in std::mem::take(&mut pending_on) {
+            on_to_off(arena, board, p, y, &mut made);
+            for &n in &made {
+                let pot = arena.pot(n);
+                if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
+                    chains.push(n);
+                }
+                if !to_off.contains(pot) {
+                    pending_off.push(n);
+                    to_off.insert(pot, n);
+                }
+            }
+        }
+        for p in std::mem::take(&mut pending_off) {
+            off_to_on(arena, board, None, to_off, p, y, true, &mut made);
+            for &n in &made {
+                let pot = arena.pot(n);
+                if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
+                    chains.push(n);
+                }
+                if !to_on.contains(pot) {
+                    pending_on.push(n);
+                    to_on.insert(pot, n);
+                }
+            }
+        }
+    }
+}
+
+/// What a conclusion on `target` does: an "off" removes the candidate; an
+/// "on" places the digit (the cell's other candidates go).
+fn conclusion(board: &Board, target: Pot) -> (Removed, Option<(u8, u8)>) {
+    let (cell, d) = (target.cell(), target.digit());
+    if target.on() {
+        let others = board.cands(cell) & !bit(d);
+        if others == 0 {
+            return (Vec::new(), None);
+        }
+        (vec![(cell, others)], Some((cell, d)))
+    } else {
+        (vec![(cell, bit(d))], None)
+    }
+}
+
+/// The "off"s an "on" node implies: with Y links the cell's other digits
+/// (in order), then the digit in the box, row and column (each cell once).
+fn on_to_off(arena: &mut Arena, grid: &Board, p: NodeId, y: bool, out: &mut Vec<NodeId>) {
+    out.clear();
+    let pot = arena.pot(p);
+    let (cell, d) = (pot.cell(), pot.digit());
+    if y {
+        for v in digits(grid.cands(cell) & !bit(d)) {
+            out.push(arena.child(Pot::new(cell, v, false), p));
+        }
+    }
+    let mut added: u128 = 1 << cell;
+    for u in units_of(cell) {
+        let mut places = grid.positions(u, d);
+        while places != 0 {
+            let c = UNIT_CELLS[u][places.trailing_zeros() as usize];
+            places &= places - 1;
+            if added & (1 << c) == 0 {
+                added |= 1 << c;
+                out.push(arena.child(Pot::new(c, d, false), p));
+            }
+        }
+    }
+}
+
+/// The "on"s an "off" node implies: with Y links the other digit of a
+/// bivalue cell; with X links the digit's only other place in the box, the
+/// row, the column. In dynamic chains (`source`, the grid before the
+/// chain) the candidates the chain removed that the link needs become
+/// parents too, found in `offs`.
+#[allow(clippy::too_many_arguments)]
+fn off_to_on(
+    arena: &mut Arena,
+    grid: &Board,
+    source: Option<&Board>,
+    offs: &PotSet,
+    p: NodeId,
+    y: bool,
+    x: bool,
+    out: &mut Vec<NodeId>,
+) {
+    out.clear();
+    let pot = arena.pot(p);
+    let (cell, d) = (pot.cell(), pot.digit());
+    if y {
+        let cands = grid.cands(cell);
+        if cands.count_ones() == 2 {
+            let low = cands.trailing_zeros() as u8 + 1;
+            let other = if low == d {
+                (cands & (cands - 1)).trailing_zeros() as u8 + 1
+            } else {
+                low
+            };
+            let n = arena.child(Pot::new(cell, other, true), p);
+            if let Some(src) = source {
+                for v in digits(src.cands(cell) & !grid.cands(cell)) {
+                    if let Some(h) = offs.get(Pot::new(cell, v, false)) {
+                        arena.add_parent(n, h);
+                    }
+                }
+            }
+            out.push(n);
+        }
+    }
+    if x {
+        for u in units_of(cell) {
+            let own = UNIT_CELLS[u]
+                .iter()
+                .position(|&c| c == cell)
+                .expect("in unit");
+            let others = grid.positions(u, d) & !(1 << own);
+            if others.count_ones() != 1 {
+                continue;
+            }
+            let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
+            let n = arena.child(Pot::new(other, d, true), p);
+            if let Some(src) = source {
+                let mut gone = src.positions(u, d) & !grid.positions(u, d);
+                while gone != 0 {
+                    let c = UNIT_CELLS[u][gone.trailing_zeros() as usize];
+                    gone &= gone - 1;
+                    if let Some(h) = offs.get(Pot::new(c, d, false)) {
+                        arena.add_parent(n, h);
+                    }
+                }
+            }
+            out.push(n);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn length_bonus_follows_se_thresholds() {
+        // complexity - 2 passes 4, 6, 8, 12, 16, 24, ...
+        let steps: Vec<u16> = [6, 7, 8, 9, 10, 11, 14, 15, 18, 19, 26, 27]
+            .iter()
+            .map(|&c| tenths(length_bonus(c)))
+            .collect();
+        assert_eq!(steps, [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6]);
+        // SE's doubles: 6.6 + 0.1 is just under 6.7, and prints 6.7.
+        assert!(6.6 + length_bonus(7) < 6.7);
+        assert_eq!(tenths(6.6 + length_bonus(7)), 67);
+    }
+
+    #[test]
+    fn pots_round_trip() {
+        for cell in [0u8, 40, 80] {
+            for d in 1..=9 {
+                for on in [false, true] {
+                    let p = Pot::new(cell, d, on);
+                    assert_eq!((p.cell(), p.digit(), p.on()), (cell, d, on));
+                    assert_eq!(p.flipped().on(), !on);
+                }
+            }
+        }
+    }
+}
