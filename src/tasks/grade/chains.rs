@@ -248,6 +248,8 @@ struct Found {
     placed: Option<(u8, u8)>,
     /// The nodes the conclusion rests on, a branch each.
     branches: Vec<Vec<Pot>>,
+    /// Where the search met it: the last tie-break.
+    order: u64,
 }
 
 impl Found {
@@ -259,7 +261,10 @@ impl Found {
         if self.complexity != other.complexity {
             return self.complexity < other.complexity;
         }
-        (self.kind as u8) < (other.kind as u8)
+        if self.kind as u8 != other.kind as u8 {
+            return (self.kind as u8) < (other.kind as u8);
+        }
+        self.order < other.order
     }
 
     fn into_step(self) -> Step {
@@ -288,7 +293,11 @@ pub struct Chains {
     arena: Arena,
     sets: Vec<PotSet>,
     queue: Vec<NodeId>,
+    cycles_found: Vec<NodeId>,
+    chains_found: Vec<NodeId>,
     best: Option<Found>,
+    /// The place in SE's list of the next hint offered.
+    order: u64,
 }
 
 // Indices of the sets in `Chains::sets`.
@@ -305,6 +314,18 @@ const POS_OFF: usize = 33; // 9 sets
 const CYCLE_ON: usize = 42;
 const CYCLE_OFF: usize = 43;
 const SETS: usize = 44;
+
+/// The passes of the first chaining producer: (Y links, X links).
+const PASSES: [(bool, bool); 3] = [(false, true), (true, false), (true, true)];
+
+/// A pass's kind of hint, and the base ratings of its cycles and chains.
+fn pass_kind(y: bool, x: bool) -> (Kind, f64, f64) {
+    match (y, x) {
+        (true, true) => (Kind::Xy, 7.0, 7.0),
+        (true, false) => (Kind::Y, 6.5, 6.6),
+        _ => (Kind::X, 6.5, 6.6),
+    }
+}
 
 /// Which links and searches a chaining producer uses.
 #[derive(Clone, Copy)]
@@ -353,26 +374,38 @@ impl Chains {
             arena: Arena::default(),
             sets: (0..SETS).map(|_| PotSet::new()).collect(),
             queue: Vec::new(),
+            cycles_found: Vec::new(),
+            chains_found: Vec::new(),
             best: None,
+            order: 0,
         }
     }
 
     /// Bidirectional cycles and forcing chains (6.5+): three passes, X
     /// links only, Y links only (cycles from bivalue cells), both.
+    ///
+    /// Each search goes only as deep as a hint could still come before
+    /// the best found so far.
     pub fn cycles_and_forcing_chains(&mut self, board: &Board) -> Option<Step> {
         self.best = None;
-        for (y, x) in [(false, true), (true, false), (true, true)] {
-            for cell in 0..81u8 {
-                let cands = board.cands(cell);
-                if cands.count_ones() < 2 || (!x && cands.count_ones() > 2) {
-                    continue;
-                }
-                for d in digits(cands) {
-                    self.unary(board, cell, d, y, x);
-                }
-            }
+        for (pass, links) in PASSES.into_iter().enumerate() {
+            self.pass(board, pass, links);
         }
         self.best.take().map(Found::into_step)
+    }
+
+    /// One pass over every candidate.
+    fn pass(&mut self, board: &Board, pass: usize, links: (bool, bool)) {
+        let x = links.1;
+        for cell in 0..81u8 {
+            let cands = board.cands(cell);
+            if cands.count_ones() < 2 || (!x && cands.count_ones() > 2) {
+                continue;
+            }
+            for d in digits(cands) {
+                self.unary(board, pass, cell, d, links);
+            }
+        }
     }
 
     /// Nishio forcing chains (7.5+).
@@ -396,7 +429,8 @@ impl Chains {
         }
     }
 
-    /// Would a hint of this rating, length and kind come first?
+    /// Could a hint of this rating, length and kind come first (if met
+    /// earlier, when it ties)?
     fn wanted(&self, rating: f64, complexity: u32, kind: Kind) -> bool {
         match &self.best {
             None => true,
@@ -404,7 +438,7 @@ impl Chains {
                 rating < b.rating
                     || (rating == b.rating
                         && (complexity < b.complexity
-                            || (complexity == b.complexity && (kind as u8) < (b.kind as u8))))
+                            || (complexity == b.complexity && kind as u8 <= b.kind as u8)))
             }
         }
     }
@@ -431,37 +465,72 @@ impl Chains {
     }
 
     /// Cycles and forcing chains from one candidate assumed on.
-    fn unary(&mut self, board: &Board, cell: u8, d: u8, y: bool, x: bool) {
+    fn unary(&mut self, board: &Board, pass: usize, cell: u8, d: u8, links: (bool, bool)) {
+        let (y, x) = links;
+        let (kind, cycle_base, chain_base) = pass_kind(y, x);
+        // Only hints that would come before the best so far matter, and a
+        // chain's rating and length grow with its depth: stop the search
+        // at the depth where nothing found could come first any more.
+        let cycle_limit = self.complexity_limit(cycle_base, kind);
+        let chain_limit = if x {
+            self.complexity_limit(chain_base, kind)
+        } else {
+            0
+        };
+        let order = (((pass as u64 * 81 + cell as u64) * 9 + d as u64 - 1) * 3) << 32;
+        // A cycle has four nodes or more; a forcing chain two or more.
+        if cycle_limit < 4 && chain_limit < 2 {
+            return;
+        }
         self.arena.clear();
         let start = self.arena.root(Pot::new(cell, d, true));
-        let cycles = self.cycles(board, start, y, x);
-        let mut chains: Vec<NodeId> = Vec::new();
-        if x {
+        let mut cycles = std::mem::take(&mut self.cycles_found);
+        cycles.clear();
+        if cycle_limit >= 4 {
+            self.cycles(board, start, y, x, cycle_limit, &mut cycles);
+        }
+        let mut chains = std::mem::take(&mut self.chains_found);
+        chains.clear();
+        if chain_limit >= 2 {
             // From "on": the start's own "off" proves it false.
             let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
             on.clear();
             off.clear();
             on.insert(self.arena.pot(start), start);
-            forcing_chains(&mut self.arena, board, on, off, y, &mut chains);
+            forcing_chains(&mut self.arena, board, on, off, y, chain_limit, &mut chains);
             // From "off": the start's "on" proves it true.
             let start_off = self.arena.root(Pot::new(cell, d, false));
             let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
             on.clear();
             off.clear();
             off.insert(self.arena.pot(start_off), start_off);
-            forcing_chains(&mut self.arena, board, on, off, y, &mut chains);
+            forcing_chains(&mut self.arena, board, on, off, y, chain_limit, &mut chains);
         }
-        let kind = match (x, y) {
-            (true, true) => Kind::Xy,
-            (false, true) => Kind::Y,
-            _ => Kind::X,
-        };
-        for dst in cycles {
+        for (i, &dst) in cycles.iter().enumerate() {
+            self.order = order | i as u64;
             self.cycle_hint(board, dst, kind);
         }
-        for target in chains {
+        for &target in &chains {
+            // From "on" (an "off" target) before from "off".
+            let group = if self.arena.pot(target).on() { 2 } else { 1 };
+            self.order = order + (group << 32);
             self.forcing_chain_hint(board, target, kind);
         }
+        self.cycles_found = cycles;
+        self.chains_found = chains;
+    }
+
+    /// The largest length (complexity) a hint of this base rating and kind
+    /// may have and still come before the best found so far.
+    fn complexity_limit(&self, base: f64, kind: Kind) -> u32 {
+        if self.best.is_none() {
+            return u32::MAX;
+        }
+        let mut c = 0;
+        while c < 1 << 16 && self.wanted(base + length_bonus(c + 1), c + 1, kind) {
+            c += 1;
+        }
+        c
     }
 
     fn two_sets(&mut self, a: usize, b: usize) -> [&mut PotSet; 2] {
@@ -472,7 +541,17 @@ impl Chains {
     /// The cycles back to `start` (on), breadth first, a layer of "on"s
     /// then a layer of "off"s: each is a node equal to `start` reached
     /// after four or more links.
-    fn cycles(&mut self, board: &Board, start: NodeId, y: bool, x: bool) -> Vec<NodeId> {
+    /// The search stops before nodes deeper than `limit` (a cycle's
+    /// length is the depth it closes at).
+    fn cycles(
+        &mut self,
+        board: &Board,
+        start: NodeId,
+        y: bool,
+        x: bool,
+        limit: u32,
+        found: &mut Vec<NodeId>,
+    ) {
         let start_pot = self.arena.pot(start);
         let (to_on, to_off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
         to_on.clear();
@@ -482,10 +561,12 @@ impl Chains {
         let mut pending_on = vec![start];
         let mut pending_off: Vec<NodeId> = Vec::new();
         let mut made = Vec::new();
-        let mut found = Vec::new();
         let mut length = 0;
         while !pending_on.is_empty() || !pending_off.is_empty() {
             length += 1;
+            if length > limit {
+                return;
+            }
             for p in std::mem::take(&mut pending_on) {
                 on_to_off(arena, board, p, y, &mut made);
                 for &n in &made {
@@ -497,12 +578,21 @@ impl Chains {
                 }
             }
             length += 1;
+            if length > limit {
+                return;
+            }
             for p in std::mem::take(&mut pending_off) {
                 off_to_on(arena, board, None, to_off, p, y, x, &mut made);
                 for &n in &made {
                     let pot = arena.pot(n);
                     if length >= 4 && pot == start_pot {
                         found.push(n);
+                        // Later cycles are as long or longer, and met
+                        // later: the first that removes something is the
+                        // one that can matter.
+                        if !cycle_removals(arena, board, n).is_empty() {
+                            return;
+                        }
                     }
                     if !to_on.contains(pot) {
                         pending_on.push(n);
@@ -511,38 +601,10 @@ impl Chains {
                 }
             }
         }
-        found
     }
 
     fn cycle_hint(&mut self, board: &Board, dst: NodeId, kind: Kind) {
-        // The cells of the cycle, then the candidates that see a node of
-        // the digit in both orientations (an "on" and an "off" node).
-        let mut cells: u128 = 0;
-        let mut at = dst;
-        while let Some(up) = self.arena.first_parent(at) {
-            cells |= 1 << self.arena.pot(at).cell();
-            at = up;
-        }
-        let mut forward = [0u16; 81];
-        let mut backward = [0u16; 81];
-        let mut at = dst;
-        while let Some(up) = self.arena.first_parent(at) {
-            let p = self.arena.pot(at);
-            for &peer in &PEERS[p.cell() as usize] {
-                if cells & (1 << peer) == 0 && board.has(peer, p.digit()) {
-                    if p.on() {
-                        forward[peer as usize] |= bit(p.digit());
-                    } else {
-                        backward[peer as usize] |= bit(p.digit());
-                    }
-                }
-            }
-            at = up;
-        }
-        let removed: Removed = (0..81u8)
-            .map(|c| (c, forward[c as usize] & backward[c as usize]))
-            .filter(|&(_, m)| m != 0)
-            .collect();
+        let removed = cycle_removals(&self.arena, board, dst);
         if removed.is_empty() {
             return;
         }
@@ -566,6 +628,7 @@ impl Chains {
             removed,
             placed: None,
             branches,
+            order: self.order,
         });
     }
 
@@ -595,6 +658,7 @@ impl Chains {
             removed,
             placed,
             branches,
+            order: self.order,
         });
     }
 
@@ -603,6 +667,7 @@ impl Chains {
     /// on and off.
     fn multiple_chains(&mut self, board: &Board, mode: Mode) -> Option<Step> {
         self.best = None;
+        self.order = 0;
         for cell in 0..81u8 {
             let n = board.cands(cell).count_ones();
             if n > 2 || (n > 1 && mode.dynamic) {
@@ -691,7 +756,9 @@ impl Chains {
             removed,
             placed,
             branches: lines,
+            order: self.order,
         });
+        self.order += 1;
     }
 
     /// The candidate `d` of `cell` on, then off: contradictions (Nishio,
@@ -883,6 +950,38 @@ impl Chains {
     }
 }
 
+/// What the cycle closing at `dst` removes: the candidates outside its
+/// cells that see a node of their digit in both orientations (an "on"
+/// node and an "off" node).
+fn cycle_removals(arena: &Arena, board: &Board, dst: NodeId) -> Removed {
+    let mut cells: u128 = 0;
+    let mut at = dst;
+    while let Some(up) = arena.first_parent(at) {
+        cells |= 1 << arena.pot(at).cell();
+        at = up;
+    }
+    let mut forward = [0u16; 81];
+    let mut backward = [0u16; 81];
+    let mut at = dst;
+    while let Some(up) = arena.first_parent(at) {
+        let p = arena.pot(at);
+        for &peer in &PEERS[p.cell() as usize] {
+            if cells & (1 << peer) == 0 && board.has(peer, p.digit()) {
+                if p.on() {
+                    forward[peer as usize] |= bit(p.digit());
+                } else {
+                    backward[peer as usize] |= bit(p.digit());
+                }
+            }
+        }
+        at = up;
+    }
+    (0..81u8)
+        .map(|c| (c, forward[c as usize] & backward[c as usize]))
+        .filter(|&(_, m)| m != 0)
+        .collect()
+}
+
 /// Two different sets of `sets`, mutable together.
 fn pair(sets: &mut [PotSet], a: usize, b: usize) -> (&mut PotSet, &mut PotSet) {
     if a < b {
@@ -903,6 +1002,7 @@ fn forcing_chains(
     to_on: &mut PotSet,
     to_off: &mut PotSet,
     y: bool,
+    limit: u32,
     chains: &mut Vec<NodeId>,
 ) {
     let mut pending_on: Vec<NodeId> = to_on.order.iter().map(|&p| to_on.get(p).unwrap()).collect();
@@ -917,13 +1017,23 @@ fn forcing_chains(
         to_off.order[0]
     };
     let mut made = Vec::new();
+    // A node made at depth k stands on k + 1 nodes. (A search from "off"
+    // starts with no "on" layer.)
+    let mut depth = 0;
     while !pending_on.is_empty() || !pending_off.is_empty() {
+        depth += u32::from(!pending_on.is_empty());
+        if depth + 1 > limit {
+            return;
+        }
         for p in std::mem::take(&mut pending_on) {
             on_to_off(arena, board, p, y, &mut made);
             for &n in &made {
                 let pot = arena.pot(n);
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
+                    // The one conclusion this search can reach: the rest
+                    // of it changes nothing.
                     chains.push(n);
+                    return;
                 }
                 if !to_off.contains(pot) {
                     pending_off.push(n);
@@ -931,12 +1041,19 @@ fn forcing_chains(
                 }
             }
         }
+        depth += u32::from(!pending_off.is_empty());
+        if depth + 1 > limit {
+            return;
+        }
         for p in std::mem::take(&mut pending_off) {
             off_to_on(arena, board, None, to_off, p, y, true, &mut made);
             for &n in &made {
                 let pot = arena.pot(n);
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
+                    // The one conclusion this search can reach: the rest
+                    // of it changes nothing.
                     chains.push(n);
+                    return;
                 }
                 if !to_on.contains(pot) {
                     pending_on.push(n);
