@@ -276,9 +276,21 @@ fn an_er_range_keeps_puzzles_graded_in_it_whatever_the_thread_count() {
             other => panic!("{line}: {other:?}"),
         }
     }
+    // Chain ratings too.
+    let chains = generate(&["-n", "3", "--seed", "5", "--er", "6.5-8.9", "--minimal"]);
+    assert_eq!(chains.len(), 3);
+    for line in &chains {
+        let p = batchdoku::Puzzle::Givens(Grid::parse_line(line.as_bytes()).unwrap());
+        match batchdoku::tasks::grade::grade(&p, &mut solver, false) {
+            batchdoku::tasks::grade::Grade::Rated { er, .. } => {
+                assert!((65..=89).contains(&er), "{line}: {er}")
+            }
+            other => panic!("{line}: {other:?}"),
+        }
+    }
     // Ranges past what grade rates, reversed, or with --difficulty: refused.
     for bad in [
-        &["--er", "7.0"][..],
+        &["--er", "9.5"][..],
         &["--er", "4-3"],
         &["--er", "x"],
         &["--er", "3", "--difficulty", "easy"],

@@ -25,7 +25,7 @@ use std::time::Instant;
 Examples:
   batchdoku generate -n 1000 --seed 7 -o puzzles.txt
   batchdoku generate -n 100 --minimal --symmetry rotational --with-solution
-  batchdoku generate -n 20 --er 4.5-6.2 --minimal -j 8
+  batchdoku generate -n 20 --er 6.6-7.5 --minimal -j 8
 
 Difficulty classes (see `batchdoku rate`): easy = singles suffice, medium =
 locked candidates needed, hard = search needed with fewer than 20 guesses,
@@ -50,7 +50,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_difficulty, conflicts_with = "er")]
     pub difficulty: Option<Difficulty>,
     /// Keep only puzzles whose Sudoku Explainer rating (ER, see `grade`)
-    /// is in MIN-MAX (or is MIN), up to 6.2 in this version.
+    /// is in MIN-MAX (or is MIN), up to 8.9 in this version.
     #[arg(long, value_name = "MIN-MAX", value_parser = parse_er)]
     pub er: Option<(u16, u16)>,
     /// Write `puzzle,solution` lines.

@@ -24,7 +24,9 @@ use std::process::ExitCode;
 /// (line,puzzle,status,er,ep,ed,hardest, with a leading file column for
 /// several inputs) or jsonl (the same fields; with --steps, the whole
 /// path: each step's technique, rating, the digit placed as `r4c5=7` or
-/// the candidates removed as `r1c2<>5`, and the cells of its pattern).
+/// the candidates removed as `r1c2<>5`, the cells of its pattern, and
+/// for a chain its branches, each from its assumption to its conclusion,
+/// as `r1c2=5` (5 is in r1c2) and `r1c3<>5` (it is not)).
 ///
 /// Status: `rated`; `multiple` or `unsolvable` (SE rates only uniquely
 /// solvable puzzles); `invalid` (a digit given twice in a unit),
@@ -268,7 +270,8 @@ fn cell_name(cell: u8) -> String {
     )
 }
 
-/// A step as JSON: technique, rating, what it places or removes, its cells.
+/// A step as JSON: technique, rating, what it places or removes, its
+/// cells, and a chain's branches.
 pub fn step_json(step: &Step) -> serde_json::Value {
     let mut obj = serde_json::json!({
         "technique": step.technique.name(),
@@ -291,6 +294,21 @@ pub fn step_json(step: &Step) -> serde_json::Value {
         .map(|&c| cell_name(c))
         .collect::<Vec<_>>()
         .into();
+    if !step.chains.is_empty() {
+        obj["chains"] = step
+            .chains
+            .iter()
+            .map(|branch| {
+                branch
+                    .iter()
+                    .map(|&(cell, d, on)| {
+                        format!("{}{}{d}", cell_name(cell), if on { "=" } else { "<>" })
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+            .into();
+    }
     obj
 }
 

@@ -330,8 +330,9 @@ pub fn er_range(s: &str) -> Result<(u16, u16), String> {
     }
     if max > crate::tasks::grade::GRADED_UP_TO {
         return Err(format!(
-            "{s}: ratings above {} need the chaining techniques, which `grade` does \
-             not have yet (it reports such puzzles as beyond)",
+            "{s}: ratings above {} may need dynamic chains with nested techniques \
+             (SE's Dynamic (+) and nested levels), which `grade` does not have \
+             (it reports such puzzles as beyond)",
             crate::tasks::grade::rating_text(crate::tasks::grade::GRADED_UP_TO)
         ));
     }

@@ -69,6 +69,7 @@ pub fn aligned_pair_exclusion(board: &Board) -> Option<Step> {
             placed: None,
             eliminated,
             pattern,
+            chains: Vec::new(),
         });
     }
     None
@@ -133,6 +134,7 @@ pub fn aligned_triplet_exclusion(board: &Board) -> Option<Step> {
                     placed: None,
                     eliminated,
                     pattern,
+                    chains: Vec::new(),
                 });
             }
         }

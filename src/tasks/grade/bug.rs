@@ -160,6 +160,7 @@ pub fn bug(board: &Board) -> Option<Step> {
         placed: None,
         eliminated,
         pattern: p.cells.clone(),
+        chains: Vec::new(),
     };
     if p.cells.len() == 1 {
         let c = p.cells[0];

@@ -277,12 +277,18 @@ impl Found {
         let mut pattern: Vec<u8> = self.branches.iter().flatten().map(|p| p.cell()).collect();
         pattern.sort_unstable();
         pattern.dedup();
+        let chains = self
+            .branches
+            .iter()
+            .map(|b| b.iter().map(|p| (p.cell(), p.digit(), p.on())).collect())
+            .collect();
         Step {
             technique: self.technique,
             rating: tenths(self.rating),
             placed: self.placed,
             eliminated,
             pattern,
+            chains,
         }
     }
 }

@@ -62,6 +62,7 @@ pub fn fish(board: &Board, k: u32) -> Option<Step> {
                     placed: None,
                     eliminated,
                     pattern,
+                    chains: Vec::new(),
                 });
             }
         }

@@ -108,6 +108,7 @@ pub fn locked_candidates(board: &Board, direct: bool) -> Option<Step> {
                             placed: None,
                             eliminated: cells_at(u2, removable).map(|c| (c, d)).collect(),
                             pattern,
+                            chains: Vec::new(),
                         });
                     }
                     if let Some(cell) = single_left(board, k1, i1, u2, d) {
@@ -123,6 +124,7 @@ pub fn locked_candidates(board: &Board, direct: bool) -> Option<Step> {
                             // are their reason, not applied.
                             eliminated: Vec::new(),
                             pattern,
+                            chains: Vec::new(),
                         });
                     }
                 }

@@ -82,6 +82,7 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
         placed: None,
         eliminated,
         pattern: f.loop_cells,
+        chains: Vec::new(),
     })
 }
 

@@ -255,6 +255,12 @@ pub struct Step {
     /// The cells the pattern stands on (the unit's cells for a single,
     /// the pair's for a naked pair, ...), for a reader to find it.
     pub pattern: Vec<u8>,
+    /// For a chain, the links it stands on: a branch each (one for a
+    /// cycle or a forcing chain; one per candidate of a cell, per place
+    /// of a digit, or per state of a candidate else), each from its
+    /// assumption to the conclusion, a node as (cell, digit, true when the
+    /// digit is in the cell, false when it is not).
+    pub chains: Vec<Vec<(u8, u8, bool)>>,
 }
 
 impl Step {

@@ -55,6 +55,7 @@ pub fn hidden_single(board: &Board) -> Option<Step> {
                     placed: Some((cell, d)),
                     eliminated: Vec::new(),
                     pattern: UNIT_CELLS[u].to_vec(),
+                    chains: Vec::new(),
                 });
             }
         }
@@ -72,6 +73,7 @@ pub fn naked_single(board: &Board) -> Option<Step> {
             placed: Some((cell, m.trailing_zeros() as u8 + 1)),
             eliminated: Vec::new(),
             pattern: vec![cell],
+            chains: Vec::new(),
         })
     })
 }

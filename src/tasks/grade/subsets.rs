@@ -59,6 +59,7 @@ pub fn naked_set(board: &Board, k: u32) -> Option<Step> {
                 placed: None,
                 eliminated,
                 pattern: members(set).map(|i| UNIT_CELLS[u][i]).collect(),
+                chains: Vec::new(),
             });
         }
     }
@@ -112,6 +113,7 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool) -> Option<Step> {
                     placed: None,
                     eliminated,
                     pattern,
+                    chains: Vec::new(),
                 });
             }
             // A digit outside the set with one place left outside its cells.
@@ -133,6 +135,7 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool) -> Option<Step> {
                     placed: Some(placed),
                     eliminated: Vec::new(),
                     pattern,
+                    chains: Vec::new(),
                 });
             }
         }

@@ -56,6 +56,7 @@ pub fn xy_wing(board: &Board, xyz: bool) -> Option<Step> {
                     placed: None,
                     eliminated,
                     pattern: vec![pivot, xz_cell, yz_cell],
+                    chains: Vec::new(),
                 });
             }
         }
