@@ -461,8 +461,10 @@ class GradeResult(NamedTuple):
     - ``hardest``: str array, the technique of the ER step ("" where none).
     - ``steps``: with ``steps=True``, a pyarrow ListArray, per puzzle its
       path: structs of ``technique``, ``rating``, ``place`` (``r4c5=7`` or
-      null), ``eliminate`` (``r1c2<>5`` strings) and ``cells`` (the
-      pattern's cells); else None.
+      null), ``eliminate`` (``r1c2<>5`` strings), ``cells`` (the
+      pattern's cells) and ``chains`` (for a chain, its branches, each a
+      list of links from its assumption to its conclusion: ``r1c2=5`` or
+      ``r1c3<>5``; empty for other techniques); else None.
     """
 
     status: np.ndarray
@@ -725,13 +727,20 @@ def _steps_array(columns: tuple) -> Any:
     columns the extension returns."""
     import pyarrow as pa
 
-    offsets, technique, rating, place, elim_offsets, elim, cell_offsets, cells = columns
+    offsets, technique, rating, place, elim_offsets, elim, cell_offsets, cells, chains = columns
+    chain_offsets, branch_offsets, nodes, node_on = chains
 
     def moves(codes: np.ndarray, sign: str) -> np.ndarray:
         codes = codes.astype(np.int64)
         names = _CELL_NAMES[codes // 10] if len(codes) else np.array([], dtype=str)
         return np.char.add(np.char.add(names, sign), (codes % 10).astype(str)) if len(codes) else names
 
+    node_text = np.array([], dtype=str)
+    if len(nodes):
+        codes = nodes.astype(np.int64)
+        signs = np.where(node_on, "=", "<>")
+        node_text = np.char.add(np.char.add(_CELL_NAMES[codes // 10], signs), (codes % 10).astype(str))
+    branches = pa.ListArray.from_arrays(pa.array(branch_offsets, pa.int32()), pa.array(node_text, pa.string()))
     placed = place >= 0
     place_text = np.full(len(place), None, dtype=object)
     if placed.any():
@@ -746,8 +755,9 @@ def _steps_array(columns: tuple) -> Any:
                 pa.array(cell_offsets, pa.int32()),
                 pa.array(_CELL_NAMES[cells] if len(cells) else np.array([], dtype=str), pa.string()),
             ),
+            pa.ListArray.from_arrays(pa.array(chain_offsets, pa.int32()), branches),
         ],
-        names=["technique", "rating", "place", "eliminate", "cells"],
+        names=["technique", "rating", "place", "eliminate", "cells", "chains"],
     )
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), step)
 

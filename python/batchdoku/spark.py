@@ -191,6 +191,7 @@ def _schema(ddl: str) -> Any:
                 StructField("place", StringType()),
                 StructField("eliminate", ArrayType(StringType())),
                 StructField("cells", ArrayType(StringType())),
+                StructField("chains", ArrayType(ArrayType(StringType()))),
             ]
         )
     )
@@ -381,7 +382,7 @@ def grade_df(df: Any, column: str = "puzzle", steps: bool = False) -> Any:
     :func:`batchdoku.grade` gives them: ``status`` (string), ``er``, ``ep``,
     ``ed`` (doubles, null where there is none), ``hardest`` (string, null
     where none) and with ``steps`` the solving path (an array of structs:
-    technique, rating, place, eliminate, cells)."""
+    technique, rating, place, eliminate, cells, chains)."""
     if not isinstance(steps, bool):
         raise TypeError(f"steps: True or False was expected, not {type(steps).__name__} {steps!r}")
 

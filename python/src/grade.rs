@@ -108,7 +108,9 @@ pub(crate) type GradeArrays<'py> = (
 /// The paths, flat: per record the offsets of its steps (N + 1); per step
 /// the technique code, the rating in tenths, the placement (cell * 10 +
 /// digit, or -1), the offsets of its removals and of its pattern's cells;
-/// the removals (cell * 10 + digit) and the cells.
+/// the removals (cell * 10 + digit) and the cells; then a chain's
+/// branches: per step the offsets of its branches, per branch the offsets
+/// of its nodes, per node cell * 10 + digit and whether it is "on".
 pub(crate) type StepColumns<'py> = (
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<u8>>,
@@ -118,6 +120,12 @@ pub(crate) type StepColumns<'py> = (
     Bound<'py, PyArray1<u16>>,
     Bound<'py, PyArray1<i64>>,
     Bound<'py, PyArray1<u8>>,
+    (
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<i64>>,
+        Bound<'py, PyArray1<u16>>,
+        Bound<'py, PyArray1<bool>>,
+    ),
 );
 
 /// Grades every puzzle on the pool, the GIL released.
@@ -173,6 +181,8 @@ fn step_columns<'py>(py: Python<'py>, rows: &[Row]) -> StepColumns<'py> {
     let (mut technique, mut rating, mut place) = (Vec::new(), Vec::new(), Vec::new());
     let (mut elim_offsets, mut elim) = (vec![0i64], Vec::new());
     let (mut cell_offsets, mut cells) = (vec![0i64], Vec::new());
+    let (mut chain_offsets, mut branch_offsets) = (vec![0i64], vec![0i64]);
+    let (mut nodes, mut node_on) = (Vec::new(), Vec::new());
     for row in rows {
         for s in &row.steps {
             technique.push(technique_code(s.technique));
@@ -182,6 +192,14 @@ fn step_columns<'py>(py: Python<'py>, rows: &[Row]) -> StepColumns<'py> {
             elim_offsets.push(elim.len() as i64);
             cells.extend_from_slice(&s.pattern);
             cell_offsets.push(cells.len() as i64);
+            for branch in &s.chains {
+                for &(cell, d, on) in branch {
+                    nodes.push(cell as u16 * 10 + d as u16);
+                    node_on.push(on);
+                }
+                branch_offsets.push(nodes.len() as i64);
+            }
+            chain_offsets.push(branch_offsets.len() as i64 - 1);
         }
         offsets.push(technique.len() as i64);
     }
@@ -194,6 +212,12 @@ fn step_columns<'py>(py: Python<'py>, rows: &[Row]) -> StepColumns<'py> {
         elim.into_pyarray(py),
         cell_offsets.into_pyarray(py),
         cells.into_pyarray(py),
+        (
+            chain_offsets.into_pyarray(py),
+            branch_offsets.into_pyarray(py),
+            nodes.into_pyarray(py),
+            node_on.into_pyarray(py),
+        ),
     )
 }
 

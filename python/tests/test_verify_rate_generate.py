@@ -1,5 +1,7 @@
 """verify(), rate() and generate() against the CLI and independent checks."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -328,6 +330,11 @@ def test_grade_matches_the_cli_and_its_paths_replay(cli, sample_lines):
                 assert solution[(int(cell[1]) - 1) * 9 + int(cell[3]) - 1] != digit
         assert "".join(grid) == solution
         assert max(s["rating"] for s in path) == r.er[i]
+    # A chain's branches, as the command line's jsonl --steps writes them.
+    jsonl = run_cli(cli, "grade", "--format", "jsonl", "--steps", "-q", stdin="\n".join(puzzles[:400]).encode() + b"\n")
+    cli_chains = [[s.get("chains", []) for s in json.loads(line).get("steps") or []] for line in jsonl.splitlines()]
+    assert cli_chains == [[s["chains"] for s in path] for path in paths[:400]]
+    assert any(c for path in cli_chains for c in path), "the sample has chain steps"
     # Without steps: the same ratings, no paths.
     plain = batchdoku.grade(puzzles)
     assert plain.steps is None

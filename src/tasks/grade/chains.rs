@@ -566,7 +566,7 @@ impl Chains {
         let arena = &mut self.arena;
         let mut pending_on = vec![start];
         let mut pending_off: Vec<NodeId> = Vec::new();
-        let mut made = Vec::new();
+        let (mut offs, mut ons) = (Vec::new(), Vec::new());
         let mut length = 0;
         while !pending_on.is_empty() || !pending_off.is_empty() {
             length += 1;
@@ -574,10 +574,10 @@ impl Chains {
                 return;
             }
             for p in std::mem::take(&mut pending_on) {
-                on_to_off(arena, board, p, y, &mut made);
-                for &n in &made {
-                    let pot = arena.pot(n);
+                on_to_off(board, arena.pot(p), y, &mut offs);
+                for &pot in &offs {
                     if !arena.descends_from(p, pot) {
+                        let n = arena.child(pot, p);
                         pending_off.push(n);
                         to_off.insert(pot, n);
                     }
@@ -588,10 +588,10 @@ impl Chains {
                 return;
             }
             for p in std::mem::take(&mut pending_off) {
-                off_to_on(arena, board, None, to_off, p, y, x, &mut made);
-                for &n in &made {
-                    let pot = arena.pot(n);
+                off_to_on(board, arena.pot(p), y, x, &mut ons);
+                for &(pot, _) in &ons {
                     if length >= 4 && pot == start_pot {
+                        let n = arena.child(pot, p);
                         found.push(n);
                         // Later cycles are as long or longer, and met
                         // later: the first that removes something is the
@@ -601,6 +601,7 @@ impl Chains {
                         }
                     }
                     if !to_on.contains(pot) {
+                        let n = arena.child(pot, p);
                         pending_on.push(n);
                         to_on.insert(pot, n);
                     }
@@ -914,18 +915,19 @@ impl Chains {
             .iter()
             .map(|&p| self.sets[off].get(p).expect("listed"))
             .collect();
-        let mut made = Vec::new();
+        let (mut offs, mut ons) = (Vec::new(), Vec::new());
         let (to_on, to_off) = pair(&mut self.sets, on, off);
         let arena = &mut self.arena;
+        let source = mode.dynamic.then_some(board);
         loop {
             if let Some(p) = pending_on.pop_front() {
-                on_to_off(arena, &work, p, mode.y, &mut made);
-                for &n in &made {
-                    let pot = arena.pot(n);
+                on_to_off(&work, arena.pot(p), mode.y, &mut offs);
+                for &pot in &offs {
                     if let Some(c) = to_on.get(pot.flipped()) {
-                        return Some((c, n));
+                        return Some((c, arena.child(pot, p)));
                     }
                     if !to_off.contains(pot) {
+                        let n = arena.child(pot, p);
                         to_off.insert(pot, n);
                         pending_off.push_back(n);
                     }
@@ -933,21 +935,22 @@ impl Chains {
                 continue;
             }
             if let Some(p) = pending_off.pop_front() {
-                let source = mode.dynamic.then_some(board);
-                off_to_on(arena, &work, source, to_off, p, mode.y, true, &mut made);
-                if mode.dynamic {
-                    let pot = arena.pot(p);
-                    work.eliminate(pot.cell(), pot.digit());
-                }
-                for &n in &made {
-                    let pot = arena.pot(n);
+                off_to_on(&work, arena.pot(p), mode.y, true, &mut ons);
+                // (The nodes' hidden parents are read before `p` itself
+                // leaves the working grid.)
+                for &(pot, via) in &ons {
                     if let Some(c) = to_off.get(pot.flipped()) {
-                        return Some((n, c));
+                        return Some((on_node(arena, &work, source, to_off, p, pot, via), c));
                     }
                     if !to_on.contains(pot) {
+                        let n = on_node(arena, &work, source, to_off, p, pot, via);
                         to_on.insert(pot, n);
                         pending_on.push_back(n);
                     }
+                }
+                if mode.dynamic {
+                    let pot = arena.pot(p);
+                    work.eliminate(pot.cell(), pot.digit());
                 }
                 continue;
             }
@@ -1022,7 +1025,7 @@ fn forcing_chains(
     } else {
         to_off.order[0]
     };
-    let mut made = Vec::new();
+    let (mut offs, mut ons) = (Vec::new(), Vec::new());
     // A node made at depth k stands on k + 1 nodes. (A search from "off"
     // starts with no "on" layer.)
     let mut depth = 0;
@@ -1032,16 +1035,16 @@ fn forcing_chains(
             return;
         }
         for p in std::mem::take(&mut pending_on) {
-            on_to_off(arena, board, p, y, &mut made);
-            for &n in &made {
-                let pot = arena.pot(n);
+            on_to_off(board, arena.pot(p), y, &mut offs);
+            for &pot in &offs {
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
                     // The one conclusion this search can reach: the rest
                     // of it changes nothing.
-                    chains.push(n);
+                    chains.push(arena.child(pot, p));
                     return;
                 }
                 if !to_off.contains(pot) {
+                    let n = arena.child(pot, p);
                     pending_off.push(n);
                     to_off.insert(pot, n);
                 }
@@ -1052,16 +1055,16 @@ fn forcing_chains(
             return;
         }
         for p in std::mem::take(&mut pending_off) {
-            off_to_on(arena, board, None, to_off, p, y, true, &mut made);
-            for &n in &made {
-                let pot = arena.pot(n);
+            off_to_on(board, arena.pot(p), y, true, &mut ons);
+            for &(pot, _) in &ons {
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
                     // The one conclusion this search can reach: the rest
                     // of it changes nothing.
-                    chains.push(n);
+                    chains.push(arena.child(pot, p));
                     return;
                 }
                 if !to_on.contains(pot) {
+                    let n = arena.child(pot, p);
                     pending_on.push(n);
                     to_on.insert(pot, n);
                 }
@@ -1085,15 +1088,15 @@ fn conclusion(board: &Board, target: Pot) -> (Removed, Option<(u8, u8)>) {
     }
 }
 
-/// The "off"s an "on" node implies: with Y links the cell's other digits
-/// (in order), then the digit in the box, row and column (each cell once).
-fn on_to_off(arena: &mut Arena, grid: &Board, p: NodeId, y: bool, out: &mut Vec<NodeId>) {
+/// The "off"s an "on" candidate implies: with Y links the cell's other
+/// digits (in order), then the digit in the box, row and column (each
+/// cell once).
+fn on_to_off(grid: &Board, pot: Pot, y: bool, out: &mut Vec<Pot>) {
     out.clear();
-    let pot = arena.pot(p);
     let (cell, d) = (pot.cell(), pot.digit());
     if y {
         for v in digits(grid.cands(cell) & !bit(d)) {
-            out.push(arena.child(Pot::new(cell, v, false), p));
+            out.push(Pot::new(cell, v, false));
         }
     }
     let mut added: u128 = 1 << cell;
@@ -1104,30 +1107,25 @@ fn on_to_off(arena: &mut Arena, grid: &Board, p: NodeId, y: bool, out: &mut Vec<
             places &= places - 1;
             if added & (1 << c) == 0 {
                 added |= 1 << c;
-                out.push(arena.child(Pot::new(c, d, false), p));
+                out.push(Pot::new(c, d, false));
             }
         }
     }
 }
 
-/// The "on"s an "off" node implies: with Y links the other digit of a
-/// bivalue cell; with X links the digit's only other place in the box, the
-/// row, the column. In dynamic chains (`source`, the grid before the
-/// chain) the candidates the chain removed that the link needs become
-/// parents too, found in `offs`.
-#[allow(clippy::too_many_arguments)]
-fn off_to_on(
-    arena: &mut Arena,
-    grid: &Board,
-    source: Option<&Board>,
-    offs: &PotSet,
-    p: NodeId,
-    y: bool,
-    x: bool,
-    out: &mut Vec<NodeId>,
-) {
+/// How an "on" follows from an "off": the cell's other candidate, or the
+/// digit's other place in unit `u`.
+#[derive(Clone, Copy)]
+enum Via {
+    Cell,
+    Unit(usize),
+}
+
+/// The "on"s an "off" candidate implies: with Y links the other digit of
+/// a bivalue cell; with X links the digit's only other place in the box,
+/// the row, the column.
+fn off_to_on(grid: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>) {
     out.clear();
-    let pot = arena.pot(p);
     let (cell, d) = (pot.cell(), pot.digit());
     if y {
         let cands = grid.cands(cell);
@@ -1138,30 +1136,50 @@ fn off_to_on(
             } else {
                 low
             };
-            let n = arena.child(Pot::new(cell, other, true), p);
-            if let Some(src) = source {
+            out.push((Pot::new(cell, other, true), Via::Cell));
+        }
+    }
+    if x {
+        for (u, own) in units_of(cell).into_iter().zip(places_in_units(cell)) {
+            let others = grid.positions(u, d) & !(1 << own);
+            if others.count_ones() == 1 {
+                let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
+                out.push((Pot::new(other, d, true), Via::Unit(u)));
+            }
+        }
+    }
+}
+
+/// The place of `cell` in each of its box, row and column.
+fn places_in_units(cell: u8) -> [u8; 3] {
+    let (r, c) = (cell / 9, cell % 9);
+    [(r % 3) * 3 + c % 3, c, r]
+}
+
+/// The node of an "on" reached from `parent` by `via`. In dynamic chains
+/// (`source`, the grid before the chain) the candidates the chain removed
+/// that the link needs become parents too, found in `offs`.
+fn on_node(
+    arena: &mut Arena,
+    grid: &Board,
+    source: Option<&Board>,
+    offs: &PotSet,
+    parent: NodeId,
+    pot: Pot,
+    via: Via,
+) -> NodeId {
+    let n = arena.child(pot, parent);
+    if let Some(src) = source {
+        let (cell, d) = (pot.cell(), pot.digit());
+        match via {
+            Via::Cell => {
                 for v in digits(src.cands(cell) & !grid.cands(cell)) {
                     if let Some(h) = offs.get(Pot::new(cell, v, false)) {
                         arena.add_parent(n, h);
                     }
                 }
             }
-            out.push(n);
-        }
-    }
-    if x {
-        for u in units_of(cell) {
-            let own = UNIT_CELLS[u]
-                .iter()
-                .position(|&c| c == cell)
-                .expect("in unit");
-            let others = grid.positions(u, d) & !(1 << own);
-            if others.count_ones() != 1 {
-                continue;
-            }
-            let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
-            let n = arena.child(Pot::new(other, d, true), p);
-            if let Some(src) = source {
+            Via::Unit(u) => {
                 let mut gone = src.positions(u, d) & !grid.positions(u, d);
                 while gone != 0 {
                     let c = UNIT_CELLS[u][gone.trailing_zeros() as usize];
@@ -1171,9 +1189,9 @@ fn off_to_on(
                     }
                 }
             }
-            out.push(n);
         }
     }
+    n
 }
 
 #[cfg(test)]
@@ -1191,6 +1209,15 @@ mod tests {
         // SE's doubles: 6.6 + 0.1 is just under 6.7, and prints 6.7.
         assert!(6.6 + length_bonus(7) < 6.7);
         assert_eq!(tenths(6.6 + length_bonus(7)), 67);
+    }
+
+    #[test]
+    fn places_in_units_name_the_cell() {
+        for cell in 0..81u8 {
+            for (u, k) in units_of(cell).into_iter().zip(places_in_units(cell)) {
+                assert_eq!(UNIT_CELLS[u][k as usize], cell);
+            }
+        }
     }
 
     #[test]
