@@ -565,7 +565,15 @@ impl Chains {
         to_on.insert(start_pot, start);
         let arena = &mut self.arena;
         let mut pending_on = vec![start];
-        let mut pending_off: Vec<NodeId> = Vec::new();
+        // SE keeps every "off" met again under another parent (unless it
+        // is an ancestor of that parent) and follows it again. Followed
+        // again, an "off" only leads to "on"s already met, save the start:
+        // so a repeat is kept as (candidate, parent) and followed only to
+        // close a cycle, when its first visit found that it leads to the
+        // start. `NONE`: a repeat, without a node of its own yet.
+        const NONE: NodeId = NodeId::MAX;
+        let mut pending_off: Vec<(Pot, NodeId, NodeId)> = Vec::new();
+        let mut leads_to_start = [0u64; POTS.div_ceil(64)];
         let (mut offs, mut ons) = (Vec::new(), Vec::new());
         let mut length = 0;
         while !pending_on.is_empty() || !pending_off.is_empty() {
@@ -576,10 +584,13 @@ impl Chains {
             for p in std::mem::take(&mut pending_on) {
                 on_to_off(board, arena.pot(p), y, &mut offs);
                 for &pot in &offs {
-                    if !arena.descends_from(p, pot) {
+                    if to_off.contains(pot) {
+                        pending_off.push((pot, p, NONE));
+                    } else {
+                        // Never an ancestor of `p`: those were all met.
                         let n = arena.child(pot, p);
-                        pending_off.push(n);
                         to_off.insert(pot, n);
+                        pending_off.push((pot, p, n));
                     }
                 }
             }
@@ -587,11 +598,30 @@ impl Chains {
             if length > limit {
                 return;
             }
-            for p in std::mem::take(&mut pending_off) {
-                off_to_on(board, arena.pot(p), y, x, &mut ons);
+            for (off, parent, node) in std::mem::take(&mut pending_off) {
+                let i = off.0 as usize;
+                if node == NONE {
+                    if leads_to_start[i / 64] & (1 << (i % 64)) == 0
+                        || length < 4
+                        || arena.descends_from(parent, off)
+                    {
+                        continue;
+                    }
+                    let repeat = arena.child(off, parent);
+                    let dst = arena.child(start_pot, repeat);
+                    found.push(dst);
+                    if !cycle_removals(arena, board, dst).is_empty() {
+                        return;
+                    }
+                    continue;
+                }
+                off_to_on(board, off, y, x, &mut ons);
                 for &(pot, _) in &ons {
+                    if pot == start_pot {
+                        leads_to_start[i / 64] |= 1 << (i % 64);
+                    }
                     if length >= 4 && pot == start_pot {
-                        let n = arena.child(pot, p);
+                        let n = arena.child(pot, node);
                         found.push(n);
                         // Later cycles are as long or longer, and met
                         // later: the first that removes something is the
@@ -601,7 +631,7 @@ impl Chains {
                         }
                     }
                     if !to_on.contains(pot) {
-                        let n = arena.child(pot, p);
+                        let n = arena.child(pot, node);
                         pending_on.push(n);
                         to_on.insert(pot, n);
                     }
