@@ -293,6 +293,17 @@ impl Found {
     }
 }
 
+/// Buffers a breadth-first search reuses from one start to the next.
+#[derive(Default)]
+struct Scratch {
+    on: Vec<NodeId>,
+    off: Vec<NodeId>,
+    offs: Vec<Pot>,
+    ons: Vec<(Pot, Via)>,
+    /// A cycle search's pending "off"s: (candidate, parent, node).
+    off_visits: Vec<(Pot, NodeId, NodeId)>,
+}
+
 /// The search state: the nodes, the sets a search fills, and a working
 /// copy of the grid for dynamic chains.
 pub struct Chains {
@@ -301,6 +312,7 @@ pub struct Chains {
     queue: Vec<NodeId>,
     cycles_found: Vec<NodeId>,
     chains_found: Vec<NodeId>,
+    scratch: Scratch,
     best: Option<Found>,
     /// The place in SE's list of the next hint offered.
     order: u64,
@@ -382,6 +394,7 @@ impl Chains {
             queue: Vec::new(),
             cycles_found: Vec::new(),
             chains_found: Vec::new(),
+            scratch: Scratch::default(),
             best: None,
             order: 0,
         }
@@ -503,14 +516,30 @@ impl Chains {
             on.clear();
             off.clear();
             on.insert(self.arena.pot(start), start);
-            forcing_chains(&mut self.arena, board, on, off, y, chain_limit, &mut chains);
+            forcing_chains(
+                &mut self.arena,
+                &mut self.scratch,
+                board,
+                (on, off),
+                y,
+                chain_limit,
+                &mut chains,
+            );
             // From "off": the start's "on" proves it true.
             let start_off = self.arena.root(Pot::new(cell, d, false));
             let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
             on.clear();
             off.clear();
             off.insert(self.arena.pot(start_off), start_off);
-            forcing_chains(&mut self.arena, board, on, off, y, chain_limit, &mut chains);
+            forcing_chains(
+                &mut self.arena,
+                &mut self.scratch,
+                board,
+                (on, off),
+                y,
+                chain_limit,
+                &mut chains,
+            );
         }
         for (i, &dst) in cycles.iter().enumerate() {
             self.order = order | i as u64;
@@ -564,7 +593,6 @@ impl Chains {
         to_off.clear();
         to_on.insert(start_pot, start);
         let arena = &mut self.arena;
-        let mut pending_on = vec![start];
         // SE keeps every "off" met again under another parent (unless it
         // is an ancestor of that parent) and follows it again. Followed
         // again, an "off" only leads to "on"s already met, save the start:
@@ -572,18 +600,27 @@ impl Chains {
         // close a cycle, when its first visit found that it leads to the
         // start. `NONE`: a repeat, without a node of its own yet.
         const NONE: NodeId = NodeId::MAX;
-        let mut pending_off: Vec<(Pot, NodeId, NodeId)> = Vec::new();
+        let Scratch {
+            on: pending_on,
+            off_visits: pending_off,
+            offs,
+            ons,
+            ..
+        } = &mut self.scratch;
+        pending_on.clear();
+        pending_off.clear();
+        pending_on.push(start);
         let mut leads_to_start = [0u64; POTS.div_ceil(64)];
-        let (mut offs, mut ons) = (Vec::new(), Vec::new());
         let mut length = 0;
         while !pending_on.is_empty() || !pending_off.is_empty() {
             length += 1;
             if length > limit {
                 return;
             }
-            for p in std::mem::take(&mut pending_on) {
-                on_to_off(board, arena.pot(p), y, &mut offs);
-                for &pot in &offs {
+            for k in 0..pending_on.len() {
+                let p = pending_on[k];
+                on_to_off(board, arena.pot(p), y, offs);
+                for &pot in offs.iter() {
                     if to_off.contains(pot) {
                         pending_off.push((pot, p, NONE));
                     } else {
@@ -594,11 +631,13 @@ impl Chains {
                     }
                 }
             }
+            pending_on.clear();
             length += 1;
             if length > limit {
                 return;
             }
-            for (off, parent, node) in std::mem::take(&mut pending_off) {
+            for k in 0..pending_off.len() {
+                let (off, parent, node) = pending_off[k];
                 let i = off.0 as usize;
                 if node == NONE {
                     if leads_to_start[i / 64] & (1 << (i % 64)) == 0
@@ -615,8 +654,8 @@ impl Chains {
                     }
                     continue;
                 }
-                off_to_on(board, off, y, x, &mut ons);
-                for &(pot, _) in &ons {
+                off_to_on(board, off, y, x, ons);
+                for &(pot, _) in ons.iter() {
                     if pot == start_pot {
                         leads_to_start[i / 64] |= 1 << (i % 64);
                     }
@@ -637,6 +676,7 @@ impl Chains {
                     }
                 }
             }
+            pending_off.clear();
         }
     }
 
@@ -1037,25 +1077,30 @@ fn pair(sets: &mut [PotSet], a: usize, b: usize) -> (&mut PotSet, &mut PotSet) {
 /// a conclusion (kept once).
 fn forcing_chains(
     arena: &mut Arena,
+    scratch: &mut Scratch,
     board: &Board,
-    to_on: &mut PotSet,
-    to_off: &mut PotSet,
+    sets: (&mut PotSet, &mut PotSet),
     y: bool,
     limit: u32,
     chains: &mut Vec<NodeId>,
 ) {
-    let mut pending_on: Vec<NodeId> = to_on.order.iter().map(|&p| to_on.get(p).unwrap()).collect();
-    let mut pending_off: Vec<NodeId> = to_off
-        .order
-        .iter()
-        .map(|&p| to_off.get(p).unwrap())
-        .collect();
+    let (to_on, to_off) = sets;
+    let Scratch {
+        on: pending_on,
+        off: pending_off,
+        offs,
+        ons,
+        ..
+    } = scratch;
+    pending_on.clear();
+    pending_off.clear();
+    pending_on.extend(to_on.order.iter().map(|&p| to_on.get(p).unwrap()));
+    pending_off.extend(to_off.order.iter().map(|&p| to_off.get(p).unwrap()));
     let source = if let Some(&p) = to_on.order.first() {
         p
     } else {
         to_off.order[0]
     };
-    let (mut offs, mut ons) = (Vec::new(), Vec::new());
     // A node made at depth k stands on k + 1 nodes. (A search from "off"
     // starts with no "on" layer.)
     let mut depth = 0;
@@ -1064,9 +1109,10 @@ fn forcing_chains(
         if depth + 1 > limit {
             return;
         }
-        for p in std::mem::take(&mut pending_on) {
-            on_to_off(board, arena.pot(p), y, &mut offs);
-            for &pot in &offs {
+        for i in 0..pending_on.len() {
+            let p = pending_on[i];
+            on_to_off(board, arena.pot(p), y, offs);
+            for &pot in offs.iter() {
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
                     // The one conclusion this search can reach: the rest
                     // of it changes nothing.
@@ -1080,13 +1126,15 @@ fn forcing_chains(
                 }
             }
         }
+        pending_on.clear();
         depth += u32::from(!pending_off.is_empty());
         if depth + 1 > limit {
             return;
         }
-        for p in std::mem::take(&mut pending_off) {
-            off_to_on(board, arena.pot(p), y, true, &mut ons);
-            for &(pot, _) in &ons {
+        for i in 0..pending_off.len() {
+            let p = pending_off[i];
+            off_to_on(board, arena.pot(p), y, true, ons);
+            for &(pot, _) in ons.iter() {
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
                     // The one conclusion this search can reach: the rest
                     // of it changes nothing.
@@ -1100,6 +1148,7 @@ fn forcing_chains(
                 }
             }
         }
+        pending_off.clear();
     }
 }
 
