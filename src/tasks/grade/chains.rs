@@ -505,26 +505,19 @@ impl Chains {
         let start = self.arena.root(Pot::new(cell, d, true));
         let mut cycles = std::mem::take(&mut self.cycles_found);
         cycles.clear();
-        if cycle_limit >= 4 {
-            self.cycles(board, start, y, x, cycle_limit, &mut cycles);
-        }
         let mut chains = std::mem::take(&mut self.chains_found);
         chains.clear();
+        // The cycles, and the forcing chain from "on" (the start's own
+        // "off" proves it false): one search, the same links.
+        let from_on = self.cycles(
+            board,
+            start,
+            (y, x),
+            (cycle_limit, chain_limit),
+            &mut cycles,
+        );
+        chains.extend(from_on);
         if chain_limit >= 2 {
-            // From "on": the start's own "off" proves it false.
-            let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
-            on.clear();
-            off.clear();
-            on.insert(self.arena.pot(start), start);
-            forcing_chains(
-                &mut self.arena,
-                &mut self.scratch,
-                board,
-                (on, off),
-                y,
-                chain_limit,
-                &mut chains,
-            );
             // From "off": the start's "on" proves it true.
             let start_off = self.arena.root(Pot::new(cell, d, false));
             let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
@@ -575,18 +568,24 @@ impl Chains {
 
     /// The cycles back to `start` (on), breadth first, a layer of "on"s
     /// then a layer of "off"s: each is a node equal to `start` reached
-    /// after four or more links.
-    /// The search stops before nodes deeper than `limit` (a cycle's
-    /// length is the depth it closes at).
+    /// after four or more links; and with X links, the first node that is
+    /// the start's "off" (SE's forcing chain from "on", whose search
+    /// follows the same links in the same order). `limits`: the longest
+    /// cycle and forcing chain sought (0: none).
     fn cycles(
         &mut self,
         board: &Board,
         start: NodeId,
-        y: bool,
-        x: bool,
-        limit: u32,
+        links: (bool, bool),
+        limits: (u32, u32),
         found: &mut Vec<NodeId>,
-    ) {
+    ) -> Option<NodeId> {
+        let (y, x) = links;
+        let (cycle_limit, chain_limit) = (limits.0, if x { limits.1 } else { 0 });
+        // Still looking for a cycle / for the forcing chain?
+        let mut cycling = cycle_limit >= 4;
+        let mut forcing = chain_limit >= 2;
+        let mut target = None;
         let start_pot = self.arena.pot(start);
         let (to_on, to_off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
         to_on.clear();
@@ -611,11 +610,16 @@ impl Chains {
         pending_off.clear();
         pending_on.push(start);
         let mut leads_to_start = [0u64; POTS.div_ceil(64)];
+        let start_off = start_pot.flipped();
+        // `length`: the depth of the nodes a layer makes (a cycle closing
+        // there has that many nodes; a forcing chain one more).
         let mut length = 0;
         while !pending_on.is_empty() || !pending_off.is_empty() {
             length += 1;
-            if length > limit {
-                return;
+            cycling &= length <= cycle_limit;
+            forcing &= length < chain_limit;
+            if !cycling && !forcing {
+                break;
             }
             for k in 0..pending_on.len() {
                 let p = pending_on[k];
@@ -628,19 +632,26 @@ impl Chains {
                         let n = arena.child(pot, p);
                         to_off.insert(pot, n);
                         pending_off.push((pot, p, n));
+                        if pot == start_off && forcing {
+                            target = Some(n);
+                            forcing = false;
+                        }
                     }
                 }
             }
             pending_on.clear();
             length += 1;
-            if length > limit {
-                return;
+            cycling &= length <= cycle_limit;
+            forcing &= length < chain_limit;
+            if !cycling && !forcing {
+                break;
             }
             for k in 0..pending_off.len() {
                 let (off, parent, node) = pending_off[k];
                 let i = off.0 as usize;
                 if node == NONE {
-                    if leads_to_start[i / 64] & (1 << (i % 64)) == 0
+                    if !cycling
+                        || leads_to_start[i / 64] & (1 << (i % 64)) == 0
                         || length < 4
                         || arena.descends_from(parent, off)
                     {
@@ -649,24 +660,20 @@ impl Chains {
                     let repeat = arena.child(off, parent);
                     let dst = arena.child(start_pot, repeat);
                     found.push(dst);
-                    if !cycle_removals(arena, board, dst).is_empty() {
-                        return;
-                    }
+                    // Later cycles are as long or longer, and met later:
+                    // the first that removes something is the one that
+                    // can matter.
+                    cycling = cycle_removals(arena, board, dst).is_empty();
                     continue;
                 }
                 off_to_on(board, off, y, x, ons);
                 for &(pot, _) in ons.iter() {
                     if pot == start_pot {
                         leads_to_start[i / 64] |= 1 << (i % 64);
-                    }
-                    if length >= 4 && pot == start_pot {
-                        let n = arena.child(pot, node);
-                        found.push(n);
-                        // Later cycles are as long or longer, and met
-                        // later: the first that removes something is the
-                        // one that can matter.
-                        if !cycle_removals(arena, board, n).is_empty() {
-                            return;
+                        if length >= 4 && cycling {
+                            let n = arena.child(pot, node);
+                            found.push(n);
+                            cycling = cycle_removals(arena, board, n).is_empty();
                         }
                     }
                     if !to_on.contains(pot) {
@@ -678,6 +685,7 @@ impl Chains {
             }
             pending_off.clear();
         }
+        target
     }
 
     fn cycle_hint(&mut self, board: &Board, dst: NodeId, kind: Kind) {
