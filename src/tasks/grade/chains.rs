@@ -621,8 +621,7 @@ impl Chains {
             if !cycling && !forcing {
                 break;
             }
-            for k in 0..pending_on.len() {
-                let p = pending_on[k];
+            for &p in pending_on.iter() {
                 on_to_off(board, arena.pot(p), y, offs);
                 for &pot in offs.iter() {
                     if to_off.contains(pot) {
@@ -646,8 +645,7 @@ impl Chains {
             if !cycling && !forcing {
                 break;
             }
-            for k in 0..pending_off.len() {
-                let (off, parent, node) = pending_off[k];
+            for &(off, parent, node) in pending_off.iter() {
                 let i = off.0 as usize;
                 if node == NONE {
                     if !cycling
@@ -1117,8 +1115,7 @@ fn forcing_chains(
         if depth + 1 > limit {
             return;
         }
-        for i in 0..pending_on.len() {
-            let p = pending_on[i];
+        for &p in pending_on.iter() {
             on_to_off(board, arena.pot(p), y, offs);
             for &pot in offs.iter() {
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
@@ -1139,8 +1136,7 @@ fn forcing_chains(
         if depth + 1 > limit {
             return;
         }
-        for i in 0..pending_off.len() {
-            let p = pending_off[i];
+        for &p in pending_off.iter() {
             off_to_on(board, arena.pot(p), y, true, ons);
             for &(pot, _) in ons.iter() {
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
