@@ -293,6 +293,86 @@ impl Found {
     }
 }
 
+/// The X links of every candidate of one board, listed once for the
+/// many searches of the first chaining producer (the board does not
+/// change while it searches): per candidate (`cell * 9 + digit - 1`) the
+/// "off"s its "on" implies in its box, row and column, and the "on"s its
+/// "off" implies (the digit's other place in a unit where it has two).
+struct Links {
+    off_at: Box<[(u16, u8); 729]>,
+    offs: Vec<Pot>,
+    ons: Box<[[(Pot, u8); 3]; 729]>,
+    ons_len: Box<[u8; 729]>,
+}
+
+impl Links {
+    fn new() -> Links {
+        Links {
+            off_at: Box::new([(0, 0); 729]),
+            offs: Vec::new(),
+            ons: Box::new([[(Pot(0), 0); 3]; 729]),
+            ons_len: Box::new([0; 729]),
+        }
+    }
+
+    fn build(&mut self, board: &Board) {
+        self.offs.clear();
+        let mut buf = Vec::new();
+        let mut ons = Vec::new();
+        for cell in 0..81u8 {
+            for d in digits(board.cands(cell)) {
+                let k = cell as usize * 9 + d as usize - 1;
+                on_to_off(board, Pot::new(cell, d, true), false, &mut buf);
+                self.off_at[k] = (self.offs.len() as u16, buf.len() as u8);
+                self.offs.extend_from_slice(&buf);
+                off_to_on(board, Pot::new(cell, d, false), false, true, &mut ons);
+                self.ons_len[k] = ons.len() as u8;
+                for (slot, &(p, via)) in self.ons[k].iter_mut().zip(&ons) {
+                    let u = match via {
+                        Via::Unit(u) => u as u8,
+                        Via::Cell => unreachable!("X links only"),
+                    };
+                    *slot = (p, u);
+                }
+            }
+        }
+    }
+
+    /// As [`on_to_off`], from the lists.
+    fn on_to_off(&self, board: &Board, pot: Pot, y: bool, out: &mut Vec<Pot>) {
+        out.clear();
+        let (cell, d) = (pot.cell(), pot.digit());
+        if y {
+            for v in digits(board.cands(cell) & !bit(d)) {
+                out.push(Pot::new(cell, v, false));
+            }
+        }
+        let (at, len) = self.off_at[cell as usize * 9 + d as usize - 1];
+        out.extend_from_slice(&self.offs[at as usize..at as usize + len as usize]);
+    }
+
+    /// As [`off_to_on`], from the lists.
+    fn off_to_on(&self, board: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>) {
+        out.clear();
+        let (cell, d) = (pot.cell(), pot.digit());
+        if y {
+            let cands = board.cands(cell);
+            if cands.count_ones() == 2 {
+                out.push((
+                    Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true),
+                    Via::Cell,
+                ));
+            }
+        }
+        if x {
+            let k = cell as usize * 9 + d as usize - 1;
+            for &(p, u) in &self.ons[k][..self.ons_len[k] as usize] {
+                out.push((p, Via::Unit(u as usize)));
+            }
+        }
+    }
+}
+
 /// Buffers a breadth-first search reuses from one start to the next.
 #[derive(Default)]
 struct Scratch {
@@ -313,6 +393,7 @@ pub struct Chains {
     cycles_found: Vec<NodeId>,
     chains_found: Vec<NodeId>,
     scratch: Scratch,
+    links: Links,
     best: Option<Found>,
     /// The place in SE's list of the next hint offered.
     order: u64,
@@ -395,6 +476,7 @@ impl Chains {
             cycles_found: Vec::new(),
             chains_found: Vec::new(),
             scratch: Scratch::default(),
+            links: Links::new(),
             best: None,
             order: 0,
         }
@@ -407,6 +489,7 @@ impl Chains {
     /// the best found so far.
     pub fn cycles_and_forcing_chains(&mut self, board: &Board) -> Option<Step> {
         self.best = None;
+        self.links.build(board);
         for (pass, links) in PASSES.into_iter().enumerate() {
             self.pass(board, pass, links);
         }
@@ -527,7 +610,7 @@ impl Chains {
             forcing_chains(
                 &mut self.arena,
                 &mut self.scratch,
-                board,
+                (board, &self.links),
                 (on, off),
                 y,
                 chain_limit,
@@ -592,6 +675,7 @@ impl Chains {
         to_off.clear();
         to_on.insert(start_pot, start);
         let arena = &mut self.arena;
+        let links = &self.links;
         // SE keeps every "off" met again under another parent (unless it
         // is an ancestor of that parent) and follows it again. Followed
         // again, an "off" only leads to "on"s already met, save the start:
@@ -622,7 +706,7 @@ impl Chains {
                 break;
             }
             for &p in pending_on.iter() {
-                on_to_off(board, arena.pot(p), y, offs);
+                links.on_to_off(board, arena.pot(p), y, offs);
                 for &pot in offs.iter() {
                     if to_off.contains(pot) {
                         pending_off.push((pot, p, NONE));
@@ -664,7 +748,7 @@ impl Chains {
                     cycling = cycle_removals(arena, board, dst).is_empty();
                     continue;
                 }
-                off_to_on(board, off, y, x, ons);
+                links.off_to_on(board, off, y, x, ons);
                 for &(pot, _) in ons.iter() {
                     if pot == start_pot {
                         leads_to_start[i / 64] |= 1 << (i % 64);
@@ -1084,7 +1168,7 @@ fn pair(sets: &mut [PotSet], a: usize, b: usize) -> (&mut PotSet, &mut PotSet) {
 fn forcing_chains(
     arena: &mut Arena,
     scratch: &mut Scratch,
-    board: &Board,
+    (board, links): (&Board, &Links),
     sets: (&mut PotSet, &mut PotSet),
     y: bool,
     limit: u32,
@@ -1116,7 +1200,7 @@ fn forcing_chains(
             return;
         }
         for &p in pending_on.iter() {
-            on_to_off(board, arena.pot(p), y, offs);
+            links.on_to_off(board, arena.pot(p), y, offs);
             for &pot in offs.iter() {
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
                     // The one conclusion this search can reach: the rest
@@ -1137,7 +1221,7 @@ fn forcing_chains(
             return;
         }
         for &p in pending_off.iter() {
-            off_to_on(board, arena.pot(p), y, true, ons);
+            links.off_to_on(board, arena.pot(p), y, true, ons);
             for &(pot, _) in ons.iter() {
                 if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
                     // The one conclusion this search can reach: the rest
