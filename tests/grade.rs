@@ -503,3 +503,80 @@ fn a_puzzle_past_dynamic_chains_is_beyond() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `--resume` keeps the whole records of an interrupted run's partial
+/// output and grades from the next record, in every format; another run's
+/// partial is refused.
+#[cfg(unix)]
+#[test]
+fn resume_finishes_a_partial_output_without_losing_or_redoing_records() {
+    use predicates::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let sample = std::fs::read_to_string(sample_path()).unwrap();
+    let some: String = sample.lines().take(300).map(|l| format!("{l}\n")).collect();
+    let f = common::write(dir.path(), "in.txt", &some);
+    for format in ["line", "csv", "jsonl"] {
+        let out = dir.path().join(format!("out.{format}"));
+        let args = |out: &std::path::Path| -> Vec<std::ffi::OsString> {
+            vec![
+                "grade".into(),
+                "--format".into(),
+                format.into(),
+                "-o".into(),
+                out.into(),
+                f.clone().into(),
+                "-".into(),
+            ]
+        };
+        let full = dir.path().join(format!("full.{format}"));
+        batchdoku()
+            .args(args(&full))
+            .write_stdin("")
+            .assert()
+            .success();
+        let full_text = std::fs::read_to_string(&full).unwrap();
+        // An interrupted run leaves the partial and its run record; cut
+        // it as a killed run would: 123 whole records and part of one.
+        common::interrupt_while_reading_stdin(&args(&out));
+        let head = usize::from(format == "csv");
+        common::leave_partial(&out, &full_text, head + 123, 5);
+        batchdoku()
+            .args(args(&out))
+            .arg("--resume")
+            .write_stdin("")
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("resuming after 123 records"))
+            .stderr(predicate::str::contains("177 records"));
+        assert_eq!(
+            std::fs::read_to_string(&out).unwrap(),
+            full_text,
+            "{format}"
+        );
+        assert!(!dir.path().join(format!("out.{format}.partial")).exists());
+    }
+    // A partial made with other options is refused, with what differs.
+    let out = dir.path().join("other.txt");
+    let args = |steps: bool| -> Vec<std::ffi::OsString> {
+        let mut a: Vec<std::ffi::OsString> =
+            vec!["grade".into(), "--format".into(), "jsonl".into()];
+        if steps {
+            a.push("--steps".into());
+        }
+        a.extend([
+            "-o".into(),
+            out.clone().into(),
+            f.clone().into(),
+            "-".into(),
+        ]);
+        a
+    };
+    common::interrupt_while_reading_stdin(&args(false));
+    batchdoku()
+        .args(args(true))
+        .arg("--resume")
+        .write_stdin("")
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("steps"));
+}

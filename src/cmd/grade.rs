@@ -1,9 +1,9 @@
 //! `batchdoku grade`: each puzzle's Sudoku Explainer rating (ER/EP/ED),
 //! and with `--steps` the solving path behind it.
 
-use super::records::{per_second, Done, ReadArgs, RecordRun};
+use super::records::{per_second, Done, ReadArgs, RecordRun, Resumable};
 use super::run_args::per_sec;
-use crate::engine::Job;
+use crate::engine::{Job, Source};
 use crate::puzzle::grid::{COL_OF, ROW_OF};
 use crate::solver::FastSolver;
 use crate::tasks::grade::{grade, rating_text, Grade, Step};
@@ -56,6 +56,11 @@ pub struct Args {
     /// Write here instead of standard output (as OUT.partial until done).
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
+    /// Continue an interrupted run: keep the whole records of
+    /// OUT.partial and grade from the next one (the same command, options
+    /// and inputs as the run that made it, else refused).
+    #[arg(long, requires = "output")]
+    pub resume: bool,
     #[command(flatten)]
     pub read: ReadArgs,
 }
@@ -108,7 +113,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (Format::Csv, false) => "line,puzzle,status,er,ep,ed,hardest\n",
         _ => "",
     };
-    let mut run = RecordRun::open(&args.files, args.output.as_deref(), &args.read, header)?;
+    let record = |sources: &[Source]| {
+        serde_json::json!({
+            "batchdoku": env!("CARGO_PKG_VERSION"),
+            "command": "grade",
+            "format": args.format,
+            "steps": args.steps,
+            "input": args.read.input,
+            "column": args.read.column.as_ref().map(|c| format!("{c:?}")),
+            "inputs": sources.iter().map(Source::identity).collect::<Vec<_>>(),
+        })
+    };
+    let resumable = Resumable {
+        run: &record,
+        resume: args.resume,
+        csv: format == Format::Csv,
+    };
+    let mut run = RecordRun::open_resumable(
+        &args.files,
+        args.output.as_deref(),
+        &args.read,
+        header,
+        Some(resumable),
+    )?;
     let several = run.several();
     let names = run.names.clone();
     let mut tally = Tally::default();

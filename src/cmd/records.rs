@@ -42,13 +42,19 @@ impl ReadArgs {
     /// The engine's jobs over `sources` as these options ask, numbered as
     /// they are cut (every output record carries its line).
     pub fn jobs<'a>(&self, sources: &'a [Source], threads: usize) -> Jobs<'a> {
+        self.jobs_after(sources, threads, 0)
+    }
+
+    /// As [`jobs`](Self::jobs), the first `skip` records left out (those a
+    /// resumed output already holds).
+    pub fn jobs_after<'a>(&self, sources: &'a [Source], threads: usize, skip: u64) -> Jobs<'a> {
         let forced = forced_format(&self.input);
         super::jobs(
             sources,
             forced,
             threads,
             true,
-            0,
+            skip,
             self.column.clone(),
             self.run.quiet,
         )
@@ -236,6 +242,15 @@ pub fn stopped(
 }
 
 /// Records per second for a summary line (`-` without records).
+/// Whole lines in `text` (a record a line) and the length they fill.
+fn whole_lines(text: &[u8]) -> (u64, usize) {
+    let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    (
+        text[..keep].iter().filter(|&&b| b == b'\n').count() as u64,
+        keep,
+    )
+}
+
 pub fn per_second(records: u64, seconds: f64) -> String {
     per_sec(records, seconds).map_or_else(|| "-".to_string(), |rate| format!("{rate:.0}"))
 }
@@ -250,6 +265,18 @@ pub struct RecordRun {
     pub pool: rayon::ThreadPool,
     pub output: Output,
     pub started: Instant,
+    /// Records a resumed output already held: the run starts after them.
+    pub already: u64,
+}
+
+/// How a command's output can be continued with `--resume`: the record of
+/// the run (what must be the same: the command, its options, its inputs)
+/// and whether to continue.
+pub struct Resumable<'a> {
+    pub run: &'a dyn Fn(&[Source]) -> serde_json::Value,
+    pub resume: bool,
+    /// A csv output: records counted as csv, the header among them.
+    pub csv: bool,
 }
 
 impl RecordRun {
@@ -262,26 +289,69 @@ impl RecordRun {
         read: &ReadArgs,
         header: impl FnOnce(bool) -> &'static str,
     ) -> anyhow::Result<RecordRun> {
+        RecordRun::open_resumable(files, output, read, header, None)
+    }
+
+    /// As [`open`](Self::open); with `resumable`, a file output records
+    /// its run beside its partial, and `--resume` continues an earlier
+    /// partial of the same run after its whole records.
+    pub fn open_resumable(
+        files: &[PathBuf],
+        output: Option<&Path>,
+        read: &ReadArgs,
+        header: impl FnOnce(bool) -> &'static str,
+        resumable: Option<Resumable<'_>>,
+    ) -> anyhow::Result<RecordRun> {
         let sources = open_sources(files)?;
         let names = sources.iter().map(|s| s.name().to_string()).collect();
         let pool = read.run.pool()?;
         if let Some(path) = output {
             refuse_output_as_input(&sources, path)?;
         }
-        let mut output = Output::create(output, None)?;
-        output
-            .write_all(header(sources.len() > 1).as_bytes())
-            .context("cannot write the output")?;
+        let run = resumable.as_ref().map(|r| (r.run)(&sources));
+        let mut resumed = None;
+        if let (Some(path), Some(r), Some(record)) = (output, &resumable, &run) {
+            if r.resume {
+                let count: crate::write::output::RecordCounter = if r.csv {
+                    crate::read::csv::count_csv_records
+                } else {
+                    whole_lines
+                };
+                resumed = Output::resume(path, record, count)?;
+                if resumed.is_none() {
+                    eprintln!(
+                        "batchdoku: nothing to resume ({} not found); starting from the top",
+                        crate::write::output::partial_name(path).display()
+                    );
+                }
+            }
+        }
+        let (mut output, already) = match resumed {
+            Some(r) => {
+                let header_lines =
+                    u64::from(r.records > 0 && resumable.as_ref().is_some_and(|r| r.csv));
+                (r.output, r.records - header_lines)
+            }
+            None => (Output::create(output, run.as_ref())?, 0),
+        };
+        let header = header(sources.len() > 1);
+        if already == 0 {
+            output
+                .write_all(header.as_bytes())
+                .context("cannot write the output")?;
+        } else if !read.run.quiet {
+            eprintln!("batchdoku: resuming after {already} records");
+        }
         Ok(RecordRun {
             sources,
             names,
             pool,
             output,
             started: Instant::now(),
+            already,
         })
     }
 
-    /// True with more than one input: records then name their file.
     pub fn several(&self) -> bool {
         self.sources.len() > 1
     }
@@ -300,7 +370,7 @@ impl RecordRun {
         stop_on_ctrl_c();
         let progress = read.progress(&self.sources);
         self.started = Instant::now();
-        let jobs = read.jobs(&self.sources, self.pool.current_num_threads());
+        let jobs = read.jobs_after(&self.sources, self.pool.current_num_threads(), self.already);
         let output = &mut self.output;
         let result = each_job(
             &self.pool,
