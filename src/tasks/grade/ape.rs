@@ -10,36 +10,18 @@ use super::{Step, Technique};
 /// more candidates, a bivalue peer, and no peer with a single candidate,
 /// paired in increasing order (by the later cell, then the earlier).
 pub fn aligned_pair_exclusion(board: &Board) -> Option<Step> {
-    // Base cells, each with its bivalue peers in cell order.
-    let mut bases: Vec<(u8, Vec<u8>)> = Vec::new();
-    for cell in 0..81u8 {
-        if board.cands(cell).count_ones() < 2 {
-            continue;
-        }
-        let peers = &PEERS[cell as usize];
-        if peers.iter().any(|&p| board.cands(p).count_ones() == 1) {
-            continue;
-        }
-        let excluders: Vec<u8> = peers
-            .iter()
-            .copied()
-            .filter(|&p| board.cands(p).count_ones() == 2)
-            .collect();
-        if !excluders.is_empty() {
-            bases.push((cell, excluders));
-        }
-    }
+    // Base cells, each with its bivalue peers (a mask of cells).
+    let bases = base_cells(board, 2);
+    let mut common = Vec::with_capacity(20);
     for (i, j) in pairs(bases.len()) {
         let (c0, ex0) = &bases[i];
         let (c1, ex1) = &bases[j];
-        let common: Vec<u16> = ex0
-            .iter()
-            .filter(|e| ex1.contains(e))
-            .map(|&e| board.cands(e))
-            .collect();
-        if common.len() < 2 {
+        let shared = ex0 & ex1;
+        if shared.count_ones() < 2 {
             continue;
         }
+        common.clear();
+        common.extend(cells_of(shared).map(|e| board.cands(e)));
         let (m0, m1) = (board.cands(*c0), board.cands(*c1));
         // Digits of each base cell kept by some allowed pair.
         let (mut keep0, mut keep1) = (0u16, 0u16);
@@ -62,7 +44,7 @@ pub fn aligned_pair_exclusion(board: &Board) -> Option<Step> {
             continue;
         }
         let mut pattern = vec![*c0, *c1];
-        pattern.extend(ex0.iter().copied().filter(|e| ex1.contains(e)));
+        pattern.extend(cells_of(shared));
         return Some(Step {
             technique: Technique::AlignedPairExclusion,
             rating: 62,
@@ -82,49 +64,34 @@ pub fn aligned_pair_exclusion(board: &Board) -> Option<Step> {
 /// digits are allowed unless two cells that see each other take the same
 /// one, or they would empty an excluder all three see.
 pub fn aligned_triplet_exclusion(board: &Board) -> Option<Step> {
-    let mut bases: Vec<(u8, Vec<u8>)> = Vec::new();
+    let bases = base_cells(board, 3);
     let mut index = [usize::MAX; 81];
-    for cell in 0..81u8 {
-        if board.cands(cell).count_ones() < 2 {
-            continue;
-        }
-        let peers = &PEERS[cell as usize];
-        if peers.iter().any(|&p| board.cands(p).count_ones() == 1) {
-            continue;
-        }
-        let excluders: Vec<u8> = peers
-            .iter()
-            .copied()
-            .filter(|&p| (2..=3).contains(&board.cands(p).count_ones()))
-            .collect();
-        if !excluders.is_empty() {
-            index[cell as usize] = bases.len();
-            bases.push((cell, excluders));
-        }
+    for (k, &(cell, _)) in bases.iter().enumerate() {
+        index[cell as usize] = k;
     }
     if bases.len() < 3 {
         return None;
     }
     for (i, j) in pairs(bases.len()) {
-        let (c0, ex0) = &bases[i];
-        let (c1, ex1) = &bases[j];
-        let mut third: Vec<u8> = Vec::new();
-        for &e in ex0.iter().chain(ex1) {
-            if e != *c0 && e != *c1 && index[e as usize] != usize::MAX && !third.contains(&e) {
-                third.push(e);
-            }
+        let (c0, ex0) = bases[i];
+        let (c1, ex1) = bases[j];
+        if (ex0 & ex1).count_ones() < 2 {
+            continue; // the third cell's excluders only narrow these
         }
+        // Third cells: base cells among the first's excluders, then among
+        // the second's (each in cell order).
+        let third = cells_of(ex0).chain(cells_of(ex1 & !ex0));
         for c2 in third {
-            let ex2 = &bases[index[c2 as usize]].1;
-            let common: Vec<u8> = ex0
-                .iter()
-                .copied()
-                .filter(|e| ex1.contains(e) && ex2.contains(e))
-                .collect();
-            if common.len() < 2 {
+            if c2 == c0 || c2 == c1 || index[c2 as usize] == usize::MAX {
                 continue;
             }
-            let cells = [*c0, *c1, c2];
+            let ex2 = bases[index[c2 as usize]].1;
+            let shared = ex0 & ex1 & ex2;
+            if shared.count_ones() < 2 {
+                continue;
+            }
+            let common: Vec<u8> = cells_of(shared).collect();
+            let cells = [c0, c1, c2];
             if let Some(eliminated) = triplet_exclusions(board, cells, &common) {
                 let mut pattern = cells.to_vec();
                 pattern.extend(common);
@@ -172,6 +139,43 @@ fn triplet_exclusions(board: &Board, cells: [u8; 3], common: &[u8]) -> Option<Ve
         .flat_map(|k| digits(masks[k] & !keep[k]).map(move |d| (cells[k], d)))
         .collect();
     (!eliminated.is_empty()).then_some(eliminated)
+}
+
+/// The cells with two or more candidates and no peer with one, each with
+/// its excluders: the peers with two to `most` candidates (a mask of
+/// cells, bit `c`), when there is one.
+fn base_cells(board: &Board, most: u32) -> Vec<(u8, u128)> {
+    let mut bases = Vec::new();
+    for cell in 0..81u8 {
+        if board.cands(cell).count_ones() < 2 {
+            continue;
+        }
+        let peers = &PEERS[cell as usize];
+        let mut excluders = 0u128;
+        let mut single = false;
+        for &p in peers {
+            match board.cands(p).count_ones() {
+                1 => single = true,
+                n if n >= 2 && n <= most => excluders |= 1 << p,
+                _ => {}
+            }
+        }
+        if !single && excluders != 0 {
+            bases.push((cell, excluders));
+        }
+    }
+    bases
+}
+
+/// The cells of a mask, in order.
+fn cells_of(mut mask: u128) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let c = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            c
+        })
+    })
 }
 
 /// The index pairs (i, j), i < j < n, in SE's order: (0,1), (0,2), (1,2),
