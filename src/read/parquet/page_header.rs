@@ -146,6 +146,9 @@ pub(super) const SKIP_DEPTH: u8 = 64;
 ///   such a field can be read right), and a damaged count makes it loop
 ///   up to 2^31 times for nothing.
 ///
+/// - a page claiming over 64 MiB uncompressed, and over 1,100 times its
+///   compressed size: the crate would allocate it all first.
+///
 /// Every step of the walk, and of the crate's reading of a header let
 /// through, takes at least one byte, so both take time proportional to the
 /// header's length.
@@ -164,6 +167,15 @@ pub(super) fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
             return Err(why.to_string());
         }
     }
+    if let [Some(uncompressed), Some(compressed)] = page.sizes {
+        let (u, c) = (i64::from(uncompressed), i64::from(compressed));
+        if u > UNCHECKED_PAGE && u > c.max(0) * MOST_EXPANSION {
+            return Err(format!(
+                "a page of {c} bytes that claims {u} bytes uncompressed \
+                 (more than any codec gives)"
+            ));
+        }
+    }
     Ok(walk.at)
 }
 
@@ -173,8 +185,22 @@ pub(super) fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
 #[derive(Default)]
 pub(super) struct WalkedFields {
     page_type: Option<i32>,
+    /// A page header's fields 2 and 3: its sizes uncompressed and
+    /// compressed.
+    sizes: [Option<i32>; 2],
     structs: u64,
 }
+
+/// A page may claim up to this many bytes uncompressed whatever its
+/// compressed size.
+const UNCHECKED_PAGE: i64 = 64 << 20;
+
+/// Above [`UNCHECKED_PAGE`], a page may claim at most this many times its
+/// compressed size (deflate's limit is about 1,032: a stored length of 258
+/// in two bits; snappy's and lz4's lower): the crate allocates and zeroes
+/// what the header claims before it decompresses a byte, so a damaged
+/// size of 2 GB from a few bytes would cost 2 GB of memory.
+const MOST_EXPANSION: i64 = 1100;
 
 /// A zigzag-encoded integer (0, -1, 1, -2, ... as 0, 1, 2, 3, ...), as the
 /// crate decodes field ids and integers, before it cuts them to size.
@@ -270,8 +296,10 @@ impl HeaderWalk<'_> {
                 HeaderField::Int => {
                     // Zigzag, then cut to an i32, as the crate reads one.
                     let v = zigzag(self.varint()?) as i32;
-                    if id == 1 {
-                        seen.page_type = Some(v);
+                    match id {
+                        1 => seen.page_type = Some(v),
+                        2 | 3 => seen.sizes[id as usize - 2] = Some(v),
+                        _ => {}
                     }
                 }
                 HeaderField::Bool if t == 1 || t == 2 => {}
