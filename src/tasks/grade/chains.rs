@@ -607,15 +607,15 @@ impl Chains {
             on.clear();
             off.clear();
             off.insert(self.arena.pot(start_off), start_off);
-            forcing_chains(
+            chains.extend(forcing_from_off(
                 &mut self.arena,
                 &mut self.scratch,
                 (board, &self.links),
                 (on, off),
+                start_off,
                 y,
                 chain_limit,
-                &mut chains,
-            );
+            ));
         }
         for (i, &dst) in cycles.iter().enumerate() {
             self.order = order | i as u64;
@@ -1162,19 +1162,20 @@ fn pair(sets: &mut [PotSet], a: usize, b: usize) -> (&mut PotSet, &mut PotSet) {
     }
 }
 
-/// Forcing chains from the start in `to_on` / `to_off`: breadth first, a
-/// layer of "on"s then of "off"s; a node that is the start's opposite is
-/// a conclusion (kept once).
-fn forcing_chains(
+/// SE's forcing chain from "off": breadth first from `start` (a
+/// candidate assumed off, alone in `to_off`), a layer of "on"s then of
+/// "off"s, to the first node that is the start's "on" (which proves it),
+/// if one stands on at most `limit` nodes. (The chain from "on" comes out
+/// of the cycle search: see [`Chains::cycles`].)
+fn forcing_from_off(
     arena: &mut Arena,
     scratch: &mut Scratch,
     (board, links): (&Board, &Links),
-    sets: (&mut PotSet, &mut PotSet),
+    (to_on, to_off): (&mut PotSet, &mut PotSet),
+    start: NodeId,
     y: bool,
     limit: u32,
-    chains: &mut Vec<NodeId>,
-) {
-    let (to_on, to_off) = sets;
+) -> Option<NodeId> {
     let Scratch {
         on: pending_on,
         off: pending_off,
@@ -1184,50 +1185,20 @@ fn forcing_chains(
     } = scratch;
     pending_on.clear();
     pending_off.clear();
-    pending_on.extend(to_on.order.iter().map(|&p| to_on.get(p).unwrap()));
-    pending_off.extend(to_off.order.iter().map(|&p| to_off.get(p).unwrap()));
-    let source = if let Some(&p) = to_on.order.first() {
-        p
-    } else {
-        to_off.order[0]
-    };
-    // A node made at depth k stands on k + 1 nodes. (A search from "off"
-    // starts with no "on" layer.)
-    let mut depth = 0;
-    while !pending_on.is_empty() || !pending_off.is_empty() {
-        depth += u32::from(!pending_on.is_empty());
+    pending_off.push(start);
+    let target = arena.pot(start).flipped();
+    // A node made at depth k stands on k + 1 nodes; the first layer is
+    // the start's "off".
+    let mut depth = 1;
+    while !pending_off.is_empty() {
         if depth + 1 > limit {
-            return;
-        }
-        for &p in pending_on.iter() {
-            links.on_to_off(board, arena.pot(p), y, offs);
-            for &pot in offs.iter() {
-                if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
-                    // The one conclusion this search can reach: the rest
-                    // of it changes nothing.
-                    chains.push(arena.child(pot, p));
-                    return;
-                }
-                if !to_off.contains(pot) {
-                    let n = arena.child(pot, p);
-                    pending_off.push(n);
-                    to_off.insert(pot, n);
-                }
-            }
-        }
-        pending_on.clear();
-        depth += u32::from(!pending_off.is_empty());
-        if depth + 1 > limit {
-            return;
+            return None;
         }
         for &p in pending_off.iter() {
             links.off_to_on(board, arena.pot(p), y, true, ons);
             for &(pot, _) in ons.iter() {
-                if pot.flipped() == source && !chains.iter().any(|&c| arena.pot(c) == pot) {
-                    // The one conclusion this search can reach: the rest
-                    // of it changes nothing.
-                    chains.push(arena.child(pot, p));
-                    return;
+                if pot == target {
+                    return Some(arena.child(pot, p));
                 }
                 if !to_on.contains(pot) {
                     let n = arena.child(pot, p);
@@ -1237,7 +1208,27 @@ fn forcing_chains(
             }
         }
         pending_off.clear();
+        if pending_on.is_empty() {
+            return None;
+        }
+        depth += 1;
+        if depth + 1 > limit {
+            return None;
+        }
+        for &p in pending_on.iter() {
+            links.on_to_off(board, arena.pot(p), y, offs);
+            for &pot in offs.iter() {
+                if !to_off.contains(pot) {
+                    let n = arena.child(pot, p);
+                    pending_off.push(n);
+                    to_off.insert(pot, n);
+                }
+            }
+        }
+        pending_on.clear();
+        depth += 1;
     }
+    None
 }
 
 /// What a conclusion on `target` does: an "off" removes the candidate; an
