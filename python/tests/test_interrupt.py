@@ -12,7 +12,12 @@ import batchdoku
 
 LONG = textwrap.dedent(
     """
-    import sys, time, batchdoku
+    import signal, sys, time, batchdoku
+    # Python's own Ctrl-C handler, whatever this process inherited: a
+    # shell without job control starts background commands with SIGINT
+    # ignored, and Python then leaves it ignored (CI run that way hung
+    # here for 30 s).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     # The reference backtracker on empty grids counting to a huge limit:
     # minutes of work unless stopped.
     print("start", flush=True)
