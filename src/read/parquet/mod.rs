@@ -503,7 +503,7 @@ struct Lane {
     ahead: BTreeMap<u64, RecordBatch>,
 }
 
-/// Fewest ranges a group read in lanes must have, per lane: a page (or
+/// Fewest ranges a table read in lanes must have, per lane: a page (or
 /// run of pages) a range leaves the threads fewer ranges to share out at
 /// the end.
 const RANGES_PER_LANE: usize = 4;
@@ -614,10 +614,17 @@ impl TableSource {
 
     /// Reads each row group with a page (or a run of pages of at least
     /// [`LEAST_RANGE_ROWS`]) a range in `lanes` decoders (see
-    /// [`TableSource`]) where its text column has at least
-    /// [`RANGES_PER_LANE`] such ranges per lane and the other columns are
-    /// not kept (their pages do not line up with the text column's, so
-    /// lanes would decompress them twice). Other groups are read as before.
+    /// [`TableSource`]) where its text column has a range for every lane,
+    /// the table has at least [`RANGES_PER_LANE`] ranges per lane in such
+    /// groups, and the other columns are not kept (their pages do not line
+    /// up with the text column's, so lanes would decompress them twice).
+    /// Other groups are read as before.
+    ///
+    /// Counted over the table, not per group: a table in many small groups
+    /// (64Ki or 122,880 rows, a few pages each, as many tools write them)
+    /// has ranges enough to share out at its end, and read by one decoder
+    /// a group its workers waited on each other's decompression (0.70-0.82x
+    /// the line file's rate on two threads, against 0.90x in one group).
     pub fn in_lanes(self, lanes: usize) -> TableSource {
         self.in_lanes_of(lanes, LEAST_RANGE_ROWS)
     }
@@ -628,16 +635,21 @@ impl TableSource {
         if lanes < 2 || self.keep_others {
             return self;
         }
-        for g in 0..self.groups.len() {
-            match self.page_starts(g).map(|p| runs_of_pages(&p, least)) {
-                Some(pages) if pages.len() > RANGES_PER_LANE * lanes => {
-                    let lanes = (0..lanes)
-                        .map(|lane| Mutex::new(self.idle_lane(g, &pages, lane, lanes)))
-                        .collect();
-                    self.groups[g] = Group { pages, lanes };
-                }
-                _ => {}
-            }
+        let paged: Vec<(usize, Vec<u64>)> = (0..self.groups.len())
+            .filter_map(|g| {
+                let pages = runs_of_pages(&self.page_starts(g)?, least);
+                (pages.len() > lanes).then_some((g, pages))
+            })
+            .collect();
+        let ranges: usize = paged.iter().map(|(_, pages)| pages.len() - 1).sum();
+        if ranges <= RANGES_PER_LANE * lanes {
+            return self;
+        }
+        for (g, pages) in paged {
+            let lanes = (0..lanes)
+                .map(|lane| Mutex::new(self.idle_lane(g, &pages, lane, lanes)))
+                .collect();
+            self.groups[g] = Group { pages, lanes };
         }
         self
     }
@@ -1115,6 +1127,63 @@ mod tests {
             .in_lanes_of(2, 1);
         assert!(t.groups.iter().all(|g| g.pages.is_empty()));
         assert_eq!(t.range(0, 37).unwrap().rows, 37);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn small_groups_are_read_in_lanes_when_the_table_has_ranges_enough() {
+        let dir = std::env::temp_dir().join(format!("batchdoku-small-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let props = |group: usize| {
+            parquet::file::properties::WriterProperties::builder()
+                .set_max_row_group_row_count(Some(group))
+                .set_data_page_row_count_limit(100)
+                .set_write_batch_size(10)
+                .set_compression(parquet::basic::Compression::SNAPPY)
+                .build()
+        };
+        // Twelve groups of 300 rows, three pages each: each group alone has
+        // too few ranges for two lanes, the table has 36.
+        let rows: Vec<Option<String>> = (0..3600).map(|i| Some(format!("{i:0>81}"))).collect();
+        write_table_with(&path, &rows, props(300));
+        let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0)
+            .unwrap()
+            .in_lanes_of(2, 1);
+        assert_eq!(t.groups.len(), 12);
+        for g in &t.groups {
+            assert_eq!(g.lanes.len(), 2);
+            assert_eq!(g.pages.len(), 4, "pages {:?}", g.pages);
+        }
+        let mut ranges = Vec::new();
+        let mut next = 0;
+        while let Some(r) = t.range(next, 1000) {
+            assert_eq!(r.rows, 100);
+            next += r.rows as u64;
+            ranges.push(r);
+        }
+        assert_eq!(ranges.len(), 36);
+        std::thread::scope(|scope| {
+            for k in 0..2 {
+                let (t, ranges, rows) = (&t, &ranges, &rows);
+                scope.spawn(move || {
+                    for r in ranges.iter().skip(k).step_by(2) {
+                        let first = r.first_row as usize;
+                        assert_eq!(texts(t, *r), rows[first..first + r.rows]);
+                    }
+                });
+            }
+        });
+        // One such group alone: three ranges for two lanes is too few to
+        // share out at the end; it is read by one decoder.
+        write_table_with(&path, &rows[..300], props(300));
+        let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0)
+            .unwrap()
+            .in_lanes_of(2, 1);
+        assert!(t
+            .groups
+            .iter()
+            .all(|g| g.pages.is_empty() && g.lanes.len() == 1));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
