@@ -3,6 +3,7 @@
 use super::records::{per_second, Done, ReadArgs, RecordRun};
 use super::run_args::per_sec;
 use crate::engine::Job;
+use crate::puzzle::grid::{Grid, CELLS};
 use crate::tasks::canon::Canonicalizer;
 use crate::write::{csv_field, one_line, RAW_SHOWN};
 use std::io::Write;
@@ -150,17 +151,19 @@ fn canon_job(job: &Job, format: Format, file: Option<&str>, out: &mut Vec<u8>) -
         ..Tally::default()
     };
     Done::over_records(job, tally, |tally, rec| {
+        // The puzzle column (csv and jsonl only) is made when written: the
+        // line format writes the form alone, with no string per record.
         let (puzzle, result) = match rec.givens() {
             Err(e) => {
                 tally.malformed += 1;
                 tally.note(rec.line, format!("malformed: {e}"));
-                (one_line(rec.raw, Some(RAW_SHOWN)), Err("malformed"))
+                (Shown::Raw(rec.raw), Err("malformed"))
             }
             Ok(g) => match g.validate() {
                 Err(conflict) => {
                     tally.invalid += 1;
                     tally.note(rec.line, format!("invalid: {conflict}"));
-                    (g.to_line(), Err("invalid"))
+                    (Shown::Grid(g), Err("invalid"))
                 }
                 Ok(()) => {
                     let c = canon
@@ -168,15 +171,31 @@ fn canon_job(job: &Job, format: Format, file: Option<&str>, out: &mut Vec<u8>) -
                         .expect("a valid grid repeats no digit in a line");
                     tally.canonical += 1;
                     (
-                        g.to_line(),
-                        Ok((c.grid.to_line(), c.automorphisms, g.clue_count())),
+                        Shown::Grid(g),
+                        Ok((c.grid, c.automorphisms, g.clue_count())),
                     )
                 }
             },
         };
-        write_record(format, file, rec.line, &puzzle, &result, out);
+        write_record(format, file, rec.line, puzzle, &result, out);
         true
     })
+}
+
+/// A record's puzzle as the csv and jsonl formats show it.
+enum Shown<'a> {
+    Grid(Grid),
+    /// A malformed record's text, cut to [`RAW_SHOWN`] characters.
+    Raw(&'a [u8]),
+}
+
+impl Shown<'_> {
+    fn text(&self) -> String {
+        match self {
+            Shown::Grid(g) => g.to_line(),
+            Shown::Raw(raw) => one_line(raw, Some(RAW_SHOWN)),
+        }
+    }
 }
 
 impl Tally {
@@ -193,17 +212,20 @@ fn write_record(
     format: Format,
     file: Option<&str>,
     line: u64,
-    puzzle: &str,
-    result: &Result<(String, u64, usize), &str>,
+    puzzle: Shown<'_>,
+    result: &Result<(Grid, u64, usize), &str>,
     out: &mut Vec<u8>,
 ) {
     match format {
         Format::Line => {
-            let text = match result {
-                Ok((form, _, _)) => form.as_str(),
-                Err(status) => status,
-            };
-            out.extend_from_slice(text.as_bytes());
+            match result {
+                Ok((form, _, _)) => {
+                    let mut text = [0u8; CELLS];
+                    form.write_line(&mut text);
+                    out.extend_from_slice(&text);
+                }
+                Err(status) => out.extend_from_slice(status.as_bytes()),
+            }
             out.push(b'\n');
         }
         Format::Csv => {
@@ -212,18 +234,19 @@ fn write_record(
                 out.push(b',');
             }
             let _ = write!(out, "{line},");
-            csv_field(puzzle.as_bytes(), out);
+            csv_field(puzzle.text().as_bytes(), out);
             let _ = match result {
                 Ok((form, automorphisms, clues)) => {
-                    writeln!(out, ",ok,{form},{automorphisms},{clues}")
+                    writeln!(out, ",ok,{},{automorphisms},{clues}", form.to_line())
                 }
                 Err(status) => writeln!(out, ",{status},,,"),
             };
         }
         Format::Jsonl => {
+            let puzzle = puzzle.text();
             let mut obj = match result {
                 Ok((form, automorphisms, clues)) => serde_json::json!({
-                    "line": line, "puzzle": puzzle, "status": "ok", "canonical": form,
+                    "line": line, "puzzle": puzzle, "status": "ok", "canonical": form.to_line(),
                     "automorphisms": automorphisms, "clues": clues,
                 }),
                 Err(status) => serde_json::json!({
