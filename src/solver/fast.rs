@@ -28,8 +28,9 @@
 //!
 //! # Search
 //! Propagate to a fixed point, then branch on a cell with two candidates
-//! where one exists (else on a digit's last two places in a box, else on the
-//! cell with the fewest candidates); among bivalue cells, the
+//! where one exists (else on the first cell with the fewest candidates, or
+//! on a digit's last two places in a box when that cell has four or more);
+//! among bivalue cells, the
 //! one that sees the most unsolved cells (see `State::branch`), which cuts the
 //! guesses on hard puzzles by about 40% against taking the first. Each
 //! child gets a copy of the 120-byte state on the stack. No
@@ -587,10 +588,12 @@ impl State {
     /// sees the most unsolved cells (placing either digit there then
     /// removes the most candidates, so the wrong child fails sooner and the
     /// right one propagates further; the last best wins ties). Without a
-    /// bivalue cell, a digit with two places left in a box (two children
-    /// as well) where there is one, else the first cell with the fewest
-    /// candidates. Only called on a propagated, unsolved state, where every
-    /// open cell has two or more candidates.
+    /// bivalue cell, the first cell with the fewest candidates, unless it
+    /// has four or more and some digit has two places left in a box: then
+    /// those two places (two children as well; preferred to a cell of
+    /// three, it cost 8.5% more guesses on forum_hardest). Only called on
+    /// a propagated, unsolved state, where every open cell has two or
+    /// more candidates.
     ///
     /// Adding the bivalue peers to the score (as until 2026-11-24) cut the
     /// guesses by 3-7% on the hard sets but cost more than that in scoring:
@@ -649,7 +652,8 @@ impl State {
     /// box with three digits confined to two cells (which singles and the
     /// filters do not see) was searched cell by cell through the empty
     /// rest of the grid: 12.9 million guesses on one 12-clue line a fuzzer
-    /// found, against none once the branch is on such a digit.
+    /// found, against two once the branch is on such a digit (its two
+    /// children fail at once).
     #[inline(always)]
     fn bilocal(&self) -> Option<Branch> {
         for b in 0..3 {
