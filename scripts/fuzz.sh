@@ -19,11 +19,10 @@ else
     fuzz=(cargo fuzz)
 fi
 "${fuzz[@]}" build
-# A run over 90 s is a hang. Not 20: the parquet crate skips an unknown
-# footer field of up to 2^31 booleans one by one before it fails (about a
-# second in a release build, 45 s under the sanitizer): slow, bounded, and
-# not yet refused on our side (see src/read/parquet/page_header.rs for page
-# headers).
+# A run over 90 s is a hang: a wide margin over the slowest units seen
+# (a few seconds under the sanitizer; the parquet crate's skips of up to
+# 2^31 booleans, 45 s or more, are refused before it reads them: see
+# src/read/parquet/thrift.rs).
 for target in $("${fuzz[@]}" list); do
     mkdir -p "fuzz/corpus/$target"
     echo "fuzz: $target for ${seconds}s"

@@ -154,10 +154,7 @@ pub(super) fn settle_npy(array: &Output, side: &Output) -> Option<u64> {
 /// The rows of the Parquet table at `path` by its footer; `None` when it
 /// has none (cut off before the footer was written) or cannot be read.
 pub(super) fn table_rows(path: &Path) -> Option<u64> {
-    let file = std::fs::File::open(path).ok()?;
-    let reader = parquet::file::reader::SerializedFileReader::new(file).ok()?;
-    use parquet::file::reader::FileReader;
-    u64::try_from(reader.metadata().file_metadata().num_rows()).ok()
+    crate::read::parquet::table_rows(path).ok()
 }
 
 /// Writes the npy header with the final row count over the placeholder at

@@ -28,11 +28,12 @@ use parquet::arrow::ProjectionMask;
 use parquet::column::page::PageReader;
 use parquet::file::serialized_reader::SerializedPageReader;
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+mod footer;
 mod page_header;
+mod thrift;
 
 #[cfg(test)]
 use page_header::page_header_len;
@@ -397,9 +398,30 @@ fn reader_options() -> ArrowReaderOptions {
 
 /// The footer of the Parquet file at `path`: its row groups and schema.
 fn footer(path: &Path) -> Result<ArrowReaderMetadata, TableError> {
-    let file =
-        File::open(path).map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?;
-    guarded(|| Ok(ArrowReaderMetadata::load(&file, reader_options())?))
+    load_footer(&mapped(path)?.1)
+}
+
+/// The file at `path` mapped, and its bytes as the parquet crate reads
+/// them.
+fn mapped(path: &Path) -> Result<(Arc<MappedFile>, bytes::Bytes), TableError> {
+    let map = Arc::new(
+        MappedFile::open(path).map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?,
+    );
+    let bytes = bytes::Bytes::from_owner(SharedMap(Arc::clone(&map)));
+    Ok((map, bytes))
+}
+
+/// The footer of the Parquet file `bytes`, read by the parquet crate once
+/// [`footer::check_footer`] has walked it.
+fn load_footer(bytes: &bytes::Bytes) -> Result<ArrowReaderMetadata, TableError> {
+    footer::check_footer(bytes).map_err(TableError::Layout)?;
+    guarded(|| Ok(ArrowReaderMetadata::load(bytes, reader_options())?))
+}
+
+/// The rows of the Parquet file at `path`, by its footer.
+pub fn table_rows(path: &Path) -> Result<u64, TableError> {
+    let rows = footer(path)?.metadata().file_metadata().num_rows();
+    u64::try_from(rows).map_err(|_| TableError::Layout(format!("the footer claims {rows} rows")))
 }
 
 /// The column names of the Parquet file at `path`.
@@ -547,12 +569,8 @@ impl TableSource {
         keep_others: bool,
         from: u64,
     ) -> Result<TableSource, TableError> {
-        let map = Arc::new(
-            MappedFile::open(path)
-                .map_err(|e| parquet::errors::ParquetError::External(Box::new(e)))?,
-        );
-        let bytes = bytes::Bytes::from_owner(SharedMap(Arc::clone(&map)));
-        let meta = guarded(|| Ok(ArrowReaderMetadata::load(&bytes, reader_options())?))?;
+        let (map, bytes) = mapped(path)?;
+        let meta = load_footer(&bytes)?;
         let schema = Arc::clone(meta.schema());
         let column = choose_column(&schema, spec, preferred, what)?;
         // Strings are decoded as views: no copy of each value out of its
@@ -957,6 +975,7 @@ fn take_rows(ahead: &mut BTreeMap<u64, RecordBatch>, from: u64, to: u64) -> Vec<
 mod tests {
     use super::*;
     use arrow_array::{Int64Array, StringArray};
+    use std::fs::File;
 
     fn batch(from: i64, n: i64) -> RecordBatch {
         let values: Vec<i64> = (from..from + n).collect();

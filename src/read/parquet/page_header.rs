@@ -2,6 +2,7 @@
 //! header can make the crate loop up to 2^31 times for nothing, or panic
 //! (see [`PageBytes`]).
 
+use super::thrift::{Walk, SKIP_DEPTH};
 use parquet::file::reader::ChunkReader;
 
 /// The file's bytes as the page decoders read them: the parquet crate's
@@ -21,7 +22,8 @@ use parquet::file::reader::ChunkReader;
 /// it lets through is read in work proportional to its bytes.
 ///
 /// The crate reads page headers through this reader only: the footer is
-/// read from the plain bytes, and the page index (which would give page
+/// read from the plain bytes (walked first by [`super::footer`]), and the
+/// page index (which would give page
 /// offsets, and headers read from [`ChunkReader::get_bytes`]) is never
 /// loaded, nor are the page headers' statistics.
 #[derive(Clone)]
@@ -124,12 +126,6 @@ impl HeaderStruct {
     }
 }
 
-/// The compact protocol's boolean type, in a list (1 or 2 on the wire).
-pub(super) const THRIFT_BOOL: u8 = 1;
-
-/// Skips nest at most this deep (the crate's own limit).
-pub(super) const SKIP_DEPTH: u8 = 64;
-
 /// The length of the page header (a Thrift compact `PageHeader`) at the
 /// start of `bytes`, walked token by token as parquet 59 reads it
 /// (`PageHeader::read_thrift_without_stats`, with its `skip` for the
@@ -153,8 +149,8 @@ pub(super) const SKIP_DEPTH: u8 = 64;
 /// through, takes at least one byte, so both take time proportional to the
 /// header's length.
 pub(super) fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
-    let mut walk = HeaderWalk { bytes, at: 0 };
-    let page = walk.fields(HeaderStruct::Page)?;
+    let mut walk = Walk::new(bytes);
+    let page = header_fields(&mut walk, HeaderStruct::Page)?;
     // The crate unwraps the fields of a data page (V1 in field 5, V2 in
     // field 8) when it skips the page: a panic where it is missing.
     let needs = match page.page_type {
@@ -176,7 +172,7 @@ pub(super) fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
             ));
         }
     }
-    Ok(walk.at)
+    Ok(walk.at())
 }
 
 /// What the walk of a struct saw: the value of its field 1 (a page
@@ -202,178 +198,30 @@ const UNCHECKED_PAGE: i64 = 64 << 20;
 /// size of 2 GB from a few bytes would cost 2 GB of memory.
 const MOST_EXPANSION: i64 = 1100;
 
-/// A zigzag-encoded integer (0, -1, 1, -2, ... as 0, 1, 2, 3, ...), as the
-/// crate decodes field ids and integers, before it cuts them to size.
-fn zigzag(v: u64) -> i64 {
-    (v >> 1) as i64 ^ -((v & 1) as i64)
-}
-
-/// A walk through Thrift compact bytes.
-pub(super) struct HeaderWalk<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl HeaderWalk<'_> {
-    fn byte(&mut self) -> Result<u8, String> {
-        let b = *self
-            .bytes
-            .get(self.at)
-            .ok_or("it runs past the end of the file")?;
-        self.at += 1;
-        Ok(b)
-    }
-
-    fn skip_bytes(&mut self, n: u64) -> Result<(), String> {
-        let left = self.bytes.len() - self.at;
-        match usize::try_from(n) {
-            Ok(n) if n <= left => {
-                self.at += n;
-                Ok(())
-            }
-            _ => Err(format!(
-                "it runs past the end of the file (a value of {n} bytes, {left} left)"
-            )),
-        }
-    }
-
-    /// An unsigned varint, as the crate reads it (bits past 64 wrap).
-    fn varint(&mut self) -> Result<u64, String> {
-        let mut value = 0u64;
-        let mut shift = 0u32;
-        loop {
-            let b = self.byte()?;
-            value |= u64::from(b & 0x7f).wrapping_shl(shift);
-            if b & 0x80 == 0 {
-                return Ok(value);
-            }
-            shift = shift.wrapping_add(7);
-        }
-    }
-
-    /// A count of list or map items (at most `i32::MAX`).
-    fn count(&mut self) -> Result<u32, String> {
-        let n = self.varint()?;
-        i32::try_from(n)
-            .map(|n| n as u32)
-            .map_err(|_| format!("a count of {n} items"))
-    }
-
-    /// A list, set or map item type: 1 or 2 (boolean) as [`THRIFT_BOOL`].
-    fn item_type(t: u8) -> Result<u8, String> {
-        match t {
-            1 | 2 => Ok(THRIFT_BOOL),
-            3..=13 => Ok(t),
-            _ => Err(format!("an item of unknown type {t}")),
-        }
-    }
-
-    /// The next field's wire type and id, `None` at the struct's end.
-    fn field(&mut self, last: i16) -> Result<Option<(u8, i16)>, String> {
-        let b = self.byte()?;
-        let (t, delta) = (b & 0x0f, b >> 4);
-        if t == 0 {
-            return Ok(None);
-        }
-        if t > 13 {
-            return Err(format!("a field of unknown type {t}"));
-        }
-        let id = if delta != 0 {
-            last.checked_add(i16::from(delta))
-                .ok_or("a field id past 32,767")?
-        } else {
-            zigzag(self.varint()?) as i16
-        };
-        Ok(Some((t, id)))
-    }
-
-    /// The fields of a `which` struct, up to its end.
-    fn fields(&mut self, which: HeaderStruct) -> Result<WalkedFields, String> {
-        let mut seen = WalkedFields::default();
-        let mut last = 0;
-        while let Some((t, id)) = self.field(last)? {
-            match which.field(id) {
-                HeaderField::Int => {
-                    // Zigzag, then cut to an i32, as the crate reads one.
-                    let v = zigzag(self.varint()?) as i32;
-                    match id {
-                        1 => seen.page_type = Some(v),
-                        2 | 3 => seen.sizes[id as usize - 2] = Some(v),
-                        _ => {}
-                    }
+/// The fields of a `which` struct, up to its end.
+fn header_fields(walk: &mut Walk, which: HeaderStruct) -> Result<WalkedFields, String> {
+    let mut seen = WalkedFields::default();
+    let mut last = 0;
+    while let Some((t, id)) = walk.field(last)? {
+        match which.field(id) {
+            HeaderField::Int => {
+                // Zigzag, then cut to an i32, as the crate reads one.
+                let v = walk.int()? as i32;
+                match id {
+                    1 => seen.page_type = Some(v),
+                    2 | 3 => seen.sizes[id as usize - 2] = Some(v),
+                    _ => {}
                 }
-                HeaderField::Bool if t == 1 || t == 2 => {}
-                HeaderField::Bool => return Err(format!("field {id} is of type {t}, not boolean")),
-                HeaderField::Struct(s) => {
-                    self.fields(s)?;
-                    seen.structs |= 1 << id;
-                }
-                HeaderField::Skipped => self.skip(t, SKIP_DEPTH)?,
             }
-            last = id;
+            HeaderField::Bool if t == 1 || t == 2 => {}
+            HeaderField::Bool => return Err(format!("field {id} is of type {t}, not boolean")),
+            HeaderField::Struct(s) => {
+                header_fields(walk, s)?;
+                seen.structs |= 1 << id;
+            }
+            HeaderField::Skipped => walk.skip(t, SKIP_DEPTH)?,
         }
-        Ok(seen)
+        last = id;
     }
-
-    /// Skips a value of wire type `t`, as the crate does.
-    fn skip(&mut self, t: u8, depth: u8) -> Result<(), String> {
-        if depth == 0 {
-            return Err(format!("values nested over {SKIP_DEPTH} deep"));
-        }
-        match t {
-            1 | 2 => Ok(()),
-            3 => self.byte().map(drop),
-            4..=6 => self.varint().map(drop),
-            7 => self.skip_bytes(8),
-            8 => {
-                let n = self.varint()?;
-                self.skip_bytes(n)
-            }
-            9 | 10 => {
-                let header = self.byte()?;
-                if header == 0 {
-                    return Ok(());
-                }
-                let item = Self::item_type(header & 0x0f)?;
-                let n = match header >> 4 {
-                    15 => self.count()?,
-                    n => u32::from(n),
-                };
-                self.items(n, &[item], depth)
-            }
-            11 => {
-                let n = self.count()?;
-                if n == 0 {
-                    return Ok(());
-                }
-                let kv = self.byte()?;
-                let types = [Self::item_type(kv >> 4)?, Self::item_type(kv & 0x0f)?];
-                self.items(n, &types, depth)
-            }
-            12 => {
-                while let Some((t, _)) = self.field(0)? {
-                    self.skip(t, depth - 1)?;
-                }
-                Ok(())
-            }
-            13 => self.skip_bytes(16),
-            _ => Err(format!("a value of unknown type {t}")),
-        }
-    }
-
-    /// Skips `n` items of a list (one type) or map (key and value types).
-    fn items(&mut self, n: u32, types: &[u8], depth: u8) -> Result<(), String> {
-        if n > 0 && types.contains(&THRIFT_BOOL) {
-            return Err(format!(
-                "a field it does not know holds {n} booleans in a list, set or map, \
-                 which parquet 59 would skip as taking no bytes"
-            ));
-        }
-        for _ in 0..n {
-            for &t in types {
-                self.skip(t, depth - 1)?;
-            }
-        }
-        Ok(())
-    }
+    Ok(seen)
 }
