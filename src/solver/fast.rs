@@ -376,13 +376,14 @@ struct State {
 /// Raised when a state has no solution.
 struct Contradiction;
 
-/// Where the search splits a state (see `State::branch`).
-enum Branch {
-    /// On the digits of the cell `.1` of band `.0`: a child per digit.
-    Cell(usize, u32),
-    /// Digit `.0` (0-based) on the cell `.2` or `.3` of band `.1`, its
-    /// last two places in a box: a child per cell.
-    Bilocal(usize, usize, u32, u32),
+/// Where the search splits a state (see `State::branch`): a child for
+/// each of `digits` (bit `d` for digit `d`, 0-based) on each of the cells
+/// `places` of band `band`. Either one cell and its candidates, or one
+/// digit and its last two places in a box.
+struct Branch {
+    band: usize,
+    places: u32,
+    digits: u32,
 }
 
 type Step = Result<(), Contradiction>;
@@ -625,7 +626,7 @@ impl State {
                     }
                 }
             }
-            return Branch::Cell(best.0, best.1);
+            return self.on_cell(best.0, best.1);
         }
         let mut best = (0, 0, u32::MAX);
         for b in 0..3 {
@@ -644,7 +645,17 @@ impl State {
                 return bilocal;
             }
         }
-        Branch::Cell(best.0, best.1)
+        self.on_cell(best.0, best.1)
+    }
+
+    /// A branch on every candidate of the cell `bit` of band `b`.
+    #[inline(always)]
+    fn on_cell(&self, b: usize, bit: u32) -> Branch {
+        Branch {
+            band: b,
+            places: bit,
+            digits: self.digits_at(b, bit),
+        }
     }
 
     /// The first digit with exactly two open places in a box, as a branch
@@ -666,8 +677,11 @@ impl State {
                 for unit in BOX_IN_BAND {
                     let places = board & unit;
                     if places.count_ones() == 2 {
-                        let first = places & places.wrapping_neg();
-                        return Some(Branch::Bilocal(d, b, first, places ^ first));
+                        return Some(Branch {
+                            band: b,
+                            places,
+                            digits: 1 << d,
+                        });
                     }
                 }
             }
@@ -812,41 +826,35 @@ macro_rules! search_version {
                 }
                 return solver.found >= solver.limit;
             }
-            let (b, bit) = match state.branch() {
-                Branch::Cell(b, bit) => (b, bit),
-                Branch::Bilocal(d, b, first, second) => {
-                    // The digit goes on one of two cells: two children, each
-                    // placing it; the digits of the placed cell need a look.
+            // Each child places one digit on one cell; the digits of that
+            // cell need a look. The last child takes the parent's place
+            // (not needed any more) instead of a copy.
+            let Branch {
+                band: b,
+                places,
+                digits,
+            } = state.branch();
+            let mut children = places.count_ones() * digits.count_ones();
+            let mut cells = places;
+            while cells != 0 {
+                let bit = cells & cells.wrapping_neg();
+                cells ^= bit;
+                let dirty = state.digits_at(b, bit);
+                let mut rest = digits;
+                while rest != 0 {
+                    let d = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    children -= 1;
                     if solver.guess_stops() {
                         return true;
+                    }
+                    if children == 0 {
+                        return state.place(d, b, bit).is_ok() && $search(solver, state, dirty);
                     }
                     let mut child = *state;
-                    let dirty = child.digits_at(b, first);
-                    if child.place(d, b, first).is_ok() && $search(solver, &mut child, dirty) {
+                    if child.place(d, b, bit).is_ok() && $search(solver, &mut child, dirty) {
                         return true;
                     }
-                    if solver.guess_stops() {
-                        return true;
-                    }
-                    let dirty = state.digits_at(b, second);
-                    return state.place(d, b, second).is_ok() && $search(solver, state, dirty);
-                }
-            };
-            let cell_digits = state.digits_at(b, bit);
-            let mut digits = cell_digits;
-            while digits != 0 {
-                let d = digits.trailing_zeros() as usize;
-                digits &= digits - 1;
-                if solver.guess_stops() {
-                    return true;
-                }
-                if digits == 0 {
-                    // The last candidate: the parent is not needed any more.
-                    return state.place(d, b, bit).is_ok() && $search(solver, state, cell_digits);
-                }
-                let mut child = *state;
-                if child.place(d, b, bit).is_ok() && $search(solver, &mut child, cell_digits) {
-                    return true;
                 }
             }
             false
