@@ -1067,6 +1067,38 @@ mod tests {
         assert_eq!(runs_of_pages(&pages, LEAST_RANGE_ROWS), pages);
     }
 
+    /// Reads `ranges` of `t` on two threads, each every other range (the
+    /// second backwards when `one_backwards`), checks each against `rows`
+    /// (the table's rows by index), then that nothing decoded is left
+    /// behind.
+    fn read_by_two_threads(
+        t: &TableSource,
+        ranges: &[RowRange],
+        rows: &[Option<String>],
+        one_backwards: bool,
+    ) {
+        std::thread::scope(|scope| {
+            for k in 0..2 {
+                scope.spawn(move || {
+                    let mut mine: Vec<RowRange> =
+                        ranges.iter().skip(k).step_by(2).copied().collect();
+                    if k == 1 && one_backwards {
+                        mine.reverse();
+                    }
+                    for r in mine {
+                        let first = r.first_row as usize;
+                        assert_eq!(texts(t, r), rows[first..first + r.rows]);
+                    }
+                });
+            }
+        });
+        for g in &t.groups {
+            for lane in &g.lanes {
+                assert!(lane.lock().unwrap().ahead.is_empty());
+            }
+        }
+    }
+
     #[test]
     fn a_table_read_in_lanes_gives_every_row_once_from_any_start() {
         let dir = std::env::temp_dir().join(format!("batchdoku-lanes-{}", std::process::id()));
@@ -1112,29 +1144,7 @@ mod tests {
                 ranges.push(r);
             }
             assert_eq!(next, 4500);
-            // Two threads, each on every other range, one of them backwards.
-            std::thread::scope(|scope| {
-                for k in 0..2 {
-                    let (t, ranges, rows) = (&t, &ranges, &rows);
-                    scope.spawn(move || {
-                        let mut mine: Vec<RowRange> =
-                            ranges.iter().skip(k).step_by(2).copied().collect();
-                        if k == 1 {
-                            mine.reverse();
-                        }
-                        for r in mine {
-                            let first = r.first_row as usize;
-                            assert_eq!(texts(t, r), rows[first..first + r.rows]);
-                        }
-                    });
-                }
-            });
-            // Nothing decoded is left behind.
-            for g in &t.groups {
-                for lane in &g.lanes {
-                    assert!(lane.lock().unwrap().ahead.is_empty());
-                }
-            }
+            read_by_two_threads(&t, &ranges, &rows, true);
         }
         // One lane, or kept columns: ranges are cut anywhere, as before.
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0)
@@ -1182,17 +1192,7 @@ mod tests {
             ranges.push(r);
         }
         assert_eq!(ranges.len(), 36);
-        std::thread::scope(|scope| {
-            for k in 0..2 {
-                let (t, ranges, rows) = (&t, &ranges, &rows);
-                scope.spawn(move || {
-                    for r in ranges.iter().skip(k).step_by(2) {
-                        let first = r.first_row as usize;
-                        assert_eq!(texts(t, *r), rows[first..first + r.rows]);
-                    }
-                });
-            }
-        });
+        read_by_two_threads(&t, &ranges, &rows, false);
         // One such group alone: three ranges for two lanes is too few to
         // share out at the end; it is read by one decoder.
         write_table_with(&path, &rows[..300], props(300));
