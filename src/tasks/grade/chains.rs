@@ -252,19 +252,17 @@ struct Found {
     order: u64,
 }
 
+/// The order SE sorts hints in: by rating, then complexity, then kind
+/// (compared as a tuple).
+fn sort_key(rating: f64, complexity: u32, kind: Kind) -> (f64, u32, u8) {
+    (rating, complexity, kind as u8)
+}
+
 impl Found {
     /// Before `other` in SE's stable sort (ties keep the earlier).
     fn before(&self, other: &Found) -> bool {
-        if self.rating != other.rating {
-            return self.rating < other.rating;
-        }
-        if self.complexity != other.complexity {
-            return self.complexity < other.complexity;
-        }
-        if self.kind as u8 != other.kind as u8 {
-            return (self.kind as u8) < (other.kind as u8);
-        }
-        self.order < other.order
+        let key = |f: &Found| (sort_key(f.rating, f.complexity, f.kind), f.order);
+        key(self) < key(other)
     }
 
     fn into_step(self) -> Step {
@@ -534,15 +532,9 @@ impl Chains {
     /// Could a hint of this rating, length and kind come first (if met
     /// earlier, when it ties)?
     fn wanted(&self, rating: f64, complexity: u32, kind: Kind) -> bool {
-        match &self.best {
-            None => true,
-            Some(b) => {
-                rating < b.rating
-                    || (rating == b.rating
-                        && (complexity < b.complexity
-                            || (complexity == b.complexity && kind as u8 <= b.kind as u8)))
-            }
-        }
+        self.best.as_ref().is_none_or(|b| {
+            sort_key(rating, complexity, kind) <= sort_key(b.rating, b.complexity, b.kind)
+        })
     }
 
     /// The branch a node stands on: its first-parent line, from the
