@@ -333,6 +333,7 @@ mod tests {
         use arrow_schema::{DataType, Field};
         let n = 30;
         let ints = || (0..n).map(|i| Some(i as i32)).collect::<Vec<_>>();
+        let longs = || (0..n).map(|i| i as i64);
         let list = ListArray::from_iter_primitive::<arrow_array::types::Int32Type, _, _>(
             (0..n).map(|i| Some(vec![Some(i as i32), None])),
         );
@@ -360,10 +361,7 @@ mod tests {
                 Arc::new(Int16Array::from_iter_values((0..n).map(|i| i as i16))),
             ),
             ("i32", Arc::new(Int32Array::from(ints()))),
-            (
-                "i64",
-                Arc::new(Int64Array::from_iter_values((0..n).map(|i| i as i64))),
-            ),
+            ("i64", Arc::new(Int64Array::from_iter_values(longs()))),
             (
                 "u8",
                 Arc::new(UInt8Array::from_iter_values((0..n).map(|i| i as u8))),
@@ -414,22 +412,15 @@ mod tests {
             ),
             (
                 "time",
-                Arc::new(Time64MicrosecondArray::from_iter_values(
-                    (0..n).map(|i| i as i64),
-                )),
+                Arc::new(Time64MicrosecondArray::from_iter_values(longs())),
             ),
             (
                 "stamp",
-                Arc::new(
-                    TimestampNanosecondArray::from_iter_values((0..n).map(|i| i as i64))
-                        .with_timezone("UTC"),
-                ),
+                Arc::new(TimestampNanosecondArray::from_iter_values(longs()).with_timezone("UTC")),
             ),
             (
                 "millis",
-                Arc::new(TimestampMillisecondArray::from_iter_values(
-                    (0..n).map(|i| i as i64),
-                )),
+                Arc::new(TimestampMillisecondArray::from_iter_values(longs())),
             ),
             (
                 "decimal",
