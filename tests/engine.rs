@@ -7,7 +7,7 @@ use batchdoku::read::answers::split_csv;
 use batchdoku::Grid;
 use common::{batchdoku, sample_path, stdout_of, write, CLASSIC, CLASSIC_SOLUTION, ESCARGOT};
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Rule-abiding givens with no solution: row 1 lacks only a 3 and its open
 /// cell sees a 3 below.
@@ -423,48 +423,9 @@ fn resume_finishes_a_partial_file_without_losing_or_redoing_records() {
     let dir = tempfile::tempdir().unwrap();
     let sample = std::fs::read_to_string(sample_path()).unwrap();
     let f = write(dir.path(), "in.txt", &sample);
-    for format in ["line", "csv", "jsonl"] {
-        let out = dir.path().join(format!("out.{format}"));
-        let args = |out: &Path| -> Vec<std::ffi::OsString> {
-            vec![
-                "solve".into(),
-                "--format".into(),
-                format.into(),
-                "-o".into(),
-                out.into(),
-                f.clone().into(),
-                "-".into(),
-            ]
-        };
-        let full = dir.path().join(format!("full.{format}"));
-        batchdoku()
-            .args(args(&full))
-            .write_stdin("")
-            .assert()
-            .success();
-        let full_text = std::fs::read_to_string(&full).unwrap();
-        // A real interrupted run leaves the partial and its run record ...
-        common::interrupt_while_reading_stdin(&args(&out));
-        // ... cut here, as a killed run leaves it: 1,234 whole records
-        // (plus the csv header) and half of the next one.
-        let head = usize::from(format == "csv");
-        common::leave_partial(&out, &full_text, head + 1234, 20);
-        batchdoku()
-            .args(args(&out))
-            .arg("--resume")
-            .write_stdin("")
-            .assert()
-            .success()
-            .stderr(predicate::str::contains("resuming after 1234 records"))
-            .stderr(predicate::str::contains("1766 records"));
-        assert_eq!(
-            std::fs::read_to_string(&out).unwrap(),
-            full_text,
-            "{format}"
-        );
-        assert!(!Path::new(&format!("{}.partial", out.display())).exists());
-        assert!(!Path::new(&format!("{}.partial.run", out.display())).exists());
-    }
+    assert_eq!(sample.lines().count(), 3000);
+    // 1,234 whole records and 20 bytes of the next.
+    common::resume_round_trip("solve", &f, dir.path(), 3000, 1234, 20);
 }
 
 #[cfg(unix)]

@@ -515,46 +515,8 @@ fn resume_finishes_a_partial_output_without_losing_or_redoing_records() {
     let sample = std::fs::read_to_string(sample_path()).unwrap();
     let some: String = sample.lines().take(300).map(|l| format!("{l}\n")).collect();
     let f = common::write(dir.path(), "in.txt", &some);
-    for format in ["line", "csv", "jsonl"] {
-        let out = dir.path().join(format!("out.{format}"));
-        let args = |out: &std::path::Path| -> Vec<std::ffi::OsString> {
-            vec![
-                "grade".into(),
-                "--format".into(),
-                format.into(),
-                "-o".into(),
-                out.into(),
-                f.clone().into(),
-                "-".into(),
-            ]
-        };
-        let full = dir.path().join(format!("full.{format}"));
-        batchdoku()
-            .args(args(&full))
-            .write_stdin("")
-            .assert()
-            .success();
-        let full_text = std::fs::read_to_string(&full).unwrap();
-        // An interrupted run leaves the partial and its run record; cut
-        // it as a killed run would: 123 whole records and part of one.
-        common::interrupt_while_reading_stdin(&args(&out));
-        let head = usize::from(format == "csv");
-        common::leave_partial(&out, &full_text, head + 123, 5);
-        batchdoku()
-            .args(args(&out))
-            .arg("--resume")
-            .write_stdin("")
-            .assert()
-            .success()
-            .stderr(predicate::str::contains("resuming after 123 records"))
-            .stderr(predicate::str::contains("177 records"));
-        assert_eq!(
-            std::fs::read_to_string(&out).unwrap(),
-            full_text,
-            "{format}"
-        );
-        assert!(!dir.path().join(format!("out.{format}.partial")).exists());
-    }
+    // 123 whole records and 5 bytes of the next.
+    common::resume_round_trip("grade", &f, dir.path(), 300, 123, 5);
     // A partial made with other options is refused, with what differs.
     let out = dir.path().join("other.txt");
     let args = |steps: bool| -> Vec<std::ffi::OsString> {
