@@ -45,14 +45,12 @@ pub fn aligned_pair_exclusion(board: &Board) -> Option<Step> {
         }
         let mut pattern = vec![*c0, *c1];
         pattern.extend(cells_of(shared));
-        return Some(Step {
-            technique: Technique::AlignedPairExclusion,
-            rating: 62,
-            placed: None,
+        return Some(Step::eliminating(
+            Technique::AlignedPairExclusion,
+            62,
             eliminated,
             pattern,
-            chains: Vec::new(),
-        });
+        ));
     }
     None
 }
@@ -95,14 +93,12 @@ pub fn aligned_triplet_exclusion(board: &Board) -> Option<Step> {
             if let Some(eliminated) = triplet_exclusions(board, cells, &common) {
                 let mut pattern = cells.to_vec();
                 pattern.extend(common);
-                return Some(Step {
-                    technique: Technique::AlignedTripletExclusion,
-                    rating: 75,
-                    placed: None,
+                return Some(Step::eliminating(
+                    Technique::AlignedTripletExclusion,
+                    75,
                     eliminated,
                     pattern,
-                    chains: Vec::new(),
-                });
+                ));
             }
         }
     }

@@ -154,13 +154,8 @@ fn find_pattern(board: &Board) -> Option<Pattern> {
 pub fn bug(board: &Board) -> Option<Step> {
     let p = find_pattern(board)?;
     let common = common_peers(&p.cells);
-    let step = |rating: u16, eliminated: Vec<(u8, u8)>| Step {
-        technique: Technique::Bug,
-        rating,
-        placed: None,
-        eliminated,
-        pattern: p.cells.clone(),
-        chains: Vec::new(),
+    let step = |rating: u16, eliminated: Vec<(u8, u8)>| {
+        Step::eliminating(Technique::Bug, rating, eliminated, p.cells.clone())
     };
     if p.cells.len() == 1 {
         let c = p.cells[0];

@@ -56,14 +56,7 @@ pub fn fish(board: &Board, k: u32) -> Option<Step> {
                     3 => (Technique::Swordfish, 38),
                     _ => (Technique::Jellyfish, 52),
                 };
-                return Some(Step {
-                    technique,
-                    rating,
-                    placed: None,
-                    eliminated,
-                    pattern,
-                    chains: Vec::new(),
-                });
+                return Some(Step::eliminating(technique, rating, eliminated, pattern));
             }
         }
     }

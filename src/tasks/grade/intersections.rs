@@ -98,34 +98,29 @@ pub fn locked_candidates(board: &Board, direct: bool) -> Option<Step> {
                     }
                     let pattern: Vec<u8> = cells_at(u1, places).collect();
                     if !direct {
-                        return Some(Step {
-                            technique: if pointing {
-                                Technique::Pointing
-                            } else {
-                                Technique::Claiming
-                            },
-                            rating: if pointing { 26 } else { 28 },
-                            placed: None,
-                            eliminated: cells_at(u2, removable).map(|c| (c, d)).collect(),
-                            pattern,
-                            chains: Vec::new(),
-                        });
+                        let (technique, rating) = if pointing {
+                            (Technique::Pointing, 26)
+                        } else {
+                            (Technique::Claiming, 28)
+                        };
+                        let eliminated = cells_at(u2, removable).map(|c| (c, d)).collect();
+                        return Some(Step::eliminating(technique, rating, eliminated, pattern));
                     }
                     if let Some(cell) = single_left(board, k1, i1, u2, d) {
-                        return Some(Step {
-                            technique: if pointing {
-                                Technique::DirectPointing
-                            } else {
-                                Technique::DirectClaiming
-                            },
-                            rating: if pointing { 17 } else { 19 },
-                            placed: Some((cell, d)),
-                            // SE's direct steps only place: the removals
-                            // are their reason, not applied.
-                            eliminated: Vec::new(),
+                        let (technique, rating) = if pointing {
+                            (Technique::DirectPointing, 17)
+                        } else {
+                            (Technique::DirectClaiming, 19)
+                        };
+                        // SE's direct steps only place: the removals are
+                        // their reason, not applied.
+                        return Some(Step::placing(
+                            technique,
+                            rating,
+                            (cell, d),
+                            Vec::new(),
                             pattern,
-                            chains: Vec::new(),
-                        });
+                        ));
                     }
                 }
             }

@@ -76,14 +76,12 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
     };
     let mut eliminated = f.eliminated;
     eliminated.sort_unstable();
-    Some(Step {
+    Some(Step::eliminating(
         technique,
-        rating: (f.rating * 10.0).round() as u16,
-        placed: None,
+        (f.rating * 10.0).round() as u16,
         eliminated,
-        pattern: f.loop_cells,
-        chains: Vec::new(),
-    })
+        f.loop_cells,
+    ))
 }
 
 /// Depth-first search for loops through `cell` (SE's walk: from each cell

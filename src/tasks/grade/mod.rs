@@ -264,6 +264,40 @@ pub struct Step {
 }
 
 impl Step {
+    /// A step of `technique` that removes `eliminated` (in cell order),
+    /// standing on the cells `pattern`, without a chain.
+    pub fn eliminating(
+        technique: Technique,
+        rating: Rating,
+        eliminated: Vec<(u8, u8)>,
+        pattern: Vec<u8>,
+    ) -> Step {
+        Step {
+            technique,
+            rating,
+            placed: None,
+            eliminated,
+            pattern,
+            chains: Vec::new(),
+        }
+    }
+
+    /// A step of `technique` that places `placed` (cell, digit), and
+    /// removes `eliminated`, standing on the cells `pattern`, without a
+    /// chain.
+    pub fn placing(
+        technique: Technique,
+        rating: Rating,
+        placed: (u8, u8),
+        eliminated: Vec<(u8, u8)>,
+        pattern: Vec<u8>,
+    ) -> Step {
+        Step {
+            placed: Some(placed),
+            ..Step::eliminating(technique, rating, eliminated, pattern)
+        }
+    }
+
     /// Applies the step to `board`.
     pub fn apply(&self, board: &mut Board) {
         if let Some((cell, d)) = self.placed {

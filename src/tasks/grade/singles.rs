@@ -49,14 +49,13 @@ pub fn hidden_single(board: &Board) -> Option<Step> {
                     (false, true) => (Technique::HiddenSingle, 12),
                     (false, false) => (Technique::HiddenSingle, 15),
                 };
-                return Some(Step {
+                return Some(Step::placing(
                     technique,
                     rating,
-                    placed: Some((cell, d)),
-                    eliminated: Vec::new(),
-                    pattern: UNIT_CELLS[u].to_vec(),
-                    chains: Vec::new(),
-                });
+                    (cell, d),
+                    Vec::new(),
+                    UNIT_CELLS[u].to_vec(),
+                ));
             }
         }
     }
@@ -67,13 +66,14 @@ pub fn hidden_single(board: &Board) -> Option<Step> {
 pub fn naked_single(board: &Board) -> Option<Step> {
     board.empty_cells().find_map(|cell| {
         let m = board.cands(cell);
-        (m.count_ones() == 1).then(|| Step {
-            technique: Technique::NakedSingle,
-            rating: 23,
-            placed: Some((cell, m.trailing_zeros() as u8 + 1)),
-            eliminated: Vec::new(),
-            pattern: vec![cell],
-            chains: Vec::new(),
+        (m.count_ones() == 1).then(|| {
+            Step::placing(
+                Technique::NakedSingle,
+                23,
+                (cell, m.trailing_zeros() as u8 + 1),
+                Vec::new(),
+                vec![cell],
+            )
         })
     })
 }

@@ -53,14 +53,12 @@ pub fn naked_set(board: &Board, k: u32) -> Option<Step> {
                 3 => (Technique::NakedTriple, 36),
                 _ => (Technique::NakedQuad, 50),
             };
-            return Some(Step {
+            return Some(Step::eliminating(
                 technique,
                 rating,
-                placed: None,
                 eliminated,
-                pattern: members(set).map(|i| UNIT_CELLS[u][i]).collect(),
-                chains: Vec::new(),
-            });
+                members(set).map(|i| UNIT_CELLS[u][i]).collect(),
+            ));
         }
     }
     None
@@ -107,14 +105,7 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool) -> Option<Step> {
                     3 => (Technique::HiddenTriple, 40),
                     _ => (Technique::HiddenQuad, 54),
                 };
-                return Some(Step {
-                    technique,
-                    rating,
-                    placed: None,
-                    eliminated,
-                    pattern,
-                    chains: Vec::new(),
-                });
+                return Some(Step::eliminating(technique, rating, eliminated, pattern));
             }
             // A digit outside the set with one place left outside its cells.
             let single = (0..9).filter(|&i| set & (1 << i) == 0).find_map(|i| {
@@ -129,14 +120,13 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool) -> Option<Step> {
                 };
                 // SE's direct steps only place: the removals are their
                 // reason, not applied.
-                return Some(Step {
+                return Some(Step::placing(
                     technique,
                     rating,
-                    placed: Some(placed),
-                    eliminated: Vec::new(),
+                    placed,
+                    Vec::new(),
                     pattern,
-                    chains: Vec::new(),
-                });
+                ));
             }
         }
     }

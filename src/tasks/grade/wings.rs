@@ -46,18 +46,13 @@ pub fn xy_wing(board: &Board, xyz: bool) -> Option<Step> {
                 if eliminated.is_empty() {
                     continue;
                 }
-                return Some(Step {
-                    technique: if xyz {
-                        Technique::XyzWing
-                    } else {
-                        Technique::XyWing
-                    },
-                    rating: if xyz { 44 } else { 42 },
-                    placed: None,
-                    eliminated,
-                    pattern: vec![pivot, xz_cell, yz_cell],
-                    chains: Vec::new(),
-                });
+                let (technique, rating) = if xyz {
+                    (Technique::XyzWing, 44)
+                } else {
+                    (Technique::XyWing, 42)
+                };
+                let pattern = vec![pivot, xz_cell, yz_cell];
+                return Some(Step::eliminating(technique, rating, eliminated, pattern));
             }
         }
     }
