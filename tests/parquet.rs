@@ -1123,36 +1123,8 @@ fn a_run_over_a_table_resumes_exactly() {
         vec![("puzzle", Arc::new(StringArray::from(rows)) as ArrayRef)],
         700,
     );
-    let out = dir.path().join("out.csv");
-    let full = dir.path().join("full.csv");
-    let args = |out: &Path| -> Vec<std::ffi::OsString> {
-        vec![
-            "solve".into(),
-            "--format".into(),
-            "csv".into(),
-            "-o".into(),
-            out.into(),
-            f.clone().into(),
-            "-".into(),
-        ]
-    };
-    batchdoku()
-        .args(args(&full))
-        .write_stdin("")
-        .assert()
-        .success();
-    let full_text = std::fs::read_to_string(&full).unwrap();
-    common::interrupt_while_reading_stdin(&args(&out));
-    // Cut inside the third row group: 1,600 records and half the next.
-    common::leave_partial(&out, &full_text, 1601, 10);
-    batchdoku()
-        .args(args(&out))
-        .arg("--resume")
-        .write_stdin("")
-        .assert()
-        .success()
-        .stderr(predicate::str::contains("resuming after 1600 records"));
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), full_text);
+    // Cut inside the third row group: 1,600 records and part of the next.
+    common::resume_round_trip("solve", &f, dir.path(), 3000, 1600, 10);
 }
 
 /// Standard base64 with padding, both ways: the footer's `ARROW:schema`
