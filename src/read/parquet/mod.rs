@@ -827,6 +827,12 @@ impl TableSource {
                     }
                 };
                 self.keep_ahead(range.group, lane, &mut state, batch)?;
+                if state.next_row >= self.starts[range.group + 1] {
+                    // Done with its rows: the decoder's pages and
+                    // dictionary go back to the allocator now, not when
+                    // the table is dropped.
+                    state.reader = None;
+                }
             }
             take_rows(&mut state.ahead, range.first_row, end)
         };
@@ -1069,8 +1075,8 @@ mod tests {
 
     /// Reads `ranges` of `t` on two threads, each every other range (the
     /// second backwards when `one_backwards`), checks each against `rows`
-    /// (the table's rows by index), then that nothing decoded is left
-    /// behind.
+    /// (the table's rows by index), then that nothing decoded, and no
+    /// decoder, is left behind.
     fn read_by_two_threads(
         t: &TableSource,
         ranges: &[RowRange],
@@ -1094,7 +1100,11 @@ mod tests {
         });
         for g in &t.groups {
             for lane in &g.lanes {
-                assert!(lane.lock().unwrap().ahead.is_empty());
+                let lane = lane.lock().unwrap();
+                assert!(lane.ahead.is_empty());
+                // A lane done with its rows has let go of its decoder
+                // (and the pages and dictionary it holds).
+                assert!(lane.reader.is_none());
             }
         }
     }
