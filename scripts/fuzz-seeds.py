@@ -2,7 +2,7 @@
 """Writes the fuzz targets' seed corpora (fuzz/seeds/TARGET/) from the
 shipped sample and every kind of bad input the tests use. Run from the
 repository root; the seeds are committed, so this is only for refreshing."""
-import hashlib, os, pathlib
+import hashlib, os, pathlib, re
 
 root = pathlib.Path(__file__).resolve().parent.parent
 sample = [l.strip() for l in open(root / "datasets/sample.txt") if l.strip() and not l.startswith("#")]
@@ -16,10 +16,11 @@ def grid(p):
 def write(target, seeds):
     d = root / "fuzz/seeds" / target
     d.mkdir(parents=True, exist_ok=True)
-    # Inputs that once crashed a target (crash-*, kept by hand as
-    # regressions) stay; the generated seeds are written afresh.
+    # Inputs kept by hand as regressions (named crash-*, slow-*, oom-*, or
+    # for what they hold) stay; the generated seeds (named by their hash)
+    # are written afresh.
     for f in d.iterdir():
-        if not f.name.startswith("crash-"):
+        if re.fullmatch(r"[0-9a-f]{16}", f.name):
             f.unlink()
     for s in seeds:
         b = s if isinstance(s, bytes) else s.encode()
@@ -76,9 +77,9 @@ except ImportError:
     pa = None
     print("fuzz-seeds: no pyarrow: fuzz/seeds/parquet left as it is")
 if pa is not None:
-    def table(columns, **options):
+    def table(columns, schema=None, **options):
         out = pa.BufferOutputStream()
-        pq.write_table(pa.table(columns), out, **options)
+        pq.write_table(pa.table(columns, schema=schema), out, **options)
         return out.getvalue().to_pybytes()
 
     puzzles = [p[:81] for p in sample[:40]]
@@ -103,6 +104,15 @@ if pa is not None:
                              "at": pa.array(range(12), type=pa.timestamp("ms"))},
                             compression="brotli", write_page_checksum=True, write_batch_size=3,
                             data_page_size=1),
+        # Read by our own page decoder: a required column whose dictionary
+        # fills up (dictionary pages, then PLAIN ones), and an optional one
+        # with nulls, uncompressed, the same way.
+        b"\x21\x30" + table({"puzzle": puzzles},
+                            schema=pa.schema([pa.field("puzzle", pa.string(), nullable=False)]),
+                            compression="snappy", dictionary_pagesize_limit=300,
+                            row_group_size=15, **small),
+        b"\x0e\x90" + table({"puzzle": short}, compression="none", dictionary_pagesize_limit=100,
+                            row_group_size=25, write_batch_size=3, data_page_size=200),
         b"\x12\x00" + table({"puzzle": pa.array([s.encode() if s else None for s in short[:10]],
                                                 type=pa.binary())}, write_page_index=True),
     ]

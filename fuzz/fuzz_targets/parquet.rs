@@ -3,21 +3,27 @@
 //! reading gives the same rows.
 //!
 //! The input is two bytes of options, then the file. The table is read
-//! three ways from the same first row (the second byte picks it):
+//! four ways from the same first row (the second byte picks it):
 //!
-//! - by one decoder, a range after another (the reference);
-//! - in lanes (2 to 5 decoders a row group, each range a page or a run of
-//!   pages of at least 1 to 128 rows, as the first byte says), the ranges
-//!   asked for out of order, so lanes skip each other's pages by their
-//!   headers and rows decoded ahead wait for their own request;
+//! - by the parquet crate's Arrow reader, one decoder a group, a range
+//!   after another (the reference);
+//! - by the same in lanes (2 to 5 decoders a row group, each range a page
+//!   or a run of pages of at least 1 to 128 rows, as the first byte says),
+//!   the ranges asked for out of order, so lanes skip each other's pages
+//!   by their headers and rows decoded ahead wait for their own request;
+//! - by our own page decoder (`text_pages`) where it takes the text
+//!   column, the same ranges of pages, out of order;
 //! - with the other columns kept, so every column's pages are decoded.
 //!
 //! Each way stops at its first error, as a run does. The ranges run from
 //! the first row to the footer's count, back to back, each row in exactly
 //! one; a range read holds its own rows, the same in every way that read
 //! them; and the lanes read every range without an error exactly when the
-//! one decoder does (they decode the same pages). At most 65,536 rows are
-//! read (a few bytes of run-length nulls can claim billions).
+//! one decoder does (they decode the same pages). Our page decoder may
+//! stop where the crate goes on, or the other way (they check different
+//! things: the crate checks UTF-8, we check page sizes), but never reads
+//! a row differently. At most 65,536 rows are read (a few bytes of
+//! run-length nulls can claim billions).
 #![no_main]
 
 use batchdoku::read::packed_rows;
@@ -128,21 +134,24 @@ fuzz_target!(|input: &[u8]| {
         return;
     };
     let from = (u128::from(t.rows()) * u128::from(*start) / 255) as u64;
-    let t = open(&path, false, from).expect("opened once");
+    let t = open(&path, false, from).expect("opened once").by_arrow();
     let all = ranges(&t, from, most);
     let reference = read(&t, &all, &(0..all.len()).collect::<Vec<_>>());
     let cut = t.rows() - from > MOST_ROWS;
 
     let t = open(&path, false, from)
         .expect("opened once")
+        .by_arrow()
         .in_lanes_of(lanes, least);
     let pages = ranges(&t, from, most);
     // Out of order: every other range, then the rest backwards.
-    let order: Vec<usize> = (0..pages.len())
-        .step_by(2)
-        .chain((1..pages.len()).step_by(2).rev())
-        .collect();
-    let laned = read(&t, &pages, &order);
+    let out_of_order = |n: usize| -> Vec<usize> {
+        (0..n)
+            .step_by(2)
+            .chain((1..n).step_by(2).rev())
+            .collect()
+    };
+    let laned = read(&t, &pages, &out_of_order(pages.len()));
     same(&laned, &reference, "in lanes");
     if !cut {
         assert_eq!(
@@ -150,6 +159,13 @@ fuzz_target!(|input: &[u8]| {
             "in {lanes} lanes (runs of {least} rows) the table reads whole, by one decoder not, or the other way"
         );
     }
+
+    let t = open(&path, false, from)
+        .expect("opened once")
+        .in_lanes_of(lanes, least);
+    let pages = ranges(&t, from, most);
+    let own = read(&t, &pages, &out_of_order(pages.len()));
+    same(&own, &reference, "by our page decoder");
 
     let t = open(&path, true, from).expect("opened once");
     let all = ranges(&t, from, most);

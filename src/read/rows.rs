@@ -36,6 +36,14 @@ impl RowPacker {
         self.rows += 1;
     }
 
+    /// Appends `rows` rows already in packed form (each a little-endian
+    /// `u32` length, then the bytes: Parquet's PLAIN byte arrays), none of
+    /// them longer than [`MAX_LINE`] (which [`RowPacker::push`] cuts to).
+    pub(crate) fn push_packed(&mut self, packed: &[u8], rows: usize) {
+        self.bytes.extend_from_slice(packed);
+        self.rows += rows;
+    }
+
     /// Rows packed so far.
     pub fn rows(&self) -> usize {
         self.rows

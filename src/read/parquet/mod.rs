@@ -6,7 +6,8 @@
 //! Reading decodes the chosen column (and, for `--keep-columns`, the others)
 //! with the Apache Arrow project's `parquet` crate, row group by row group,
 //! a batch at a time, so the memory decoding takes stays bounded by the
-//! batch and not the file. The file is mapped, as line files are, and the
+//! batch and not the file; a plain text column (the common case, see
+//! [`text_pages`]) is decoded page by page by our own decoder instead. The file is mapped, as line files are, and the
 //! decoders read its pages out of the map (watched for truncation like any
 //! [`MappedFile`]: check before trusting decoded rows).
 //! The text rows are packed into [`InputFormat::Rows`] bytes, which the
@@ -33,11 +34,14 @@ use std::sync::{Arc, Mutex};
 
 mod footer;
 mod page_header;
+mod text_pages;
 mod thrift;
 
 #[cfg(test)]
 use page_header::page_header_len;
 use page_header::PageBytes;
+use std::sync::atomic::{AtomicU64, Ordering};
+use text_pages::{Codec, Dictionary, TextPages};
 
 /// The first (and last) four bytes of a Parquet file.
 pub const MAGIC: &[u8; 4] = b"PAR1";
@@ -480,6 +484,10 @@ pub struct RowRange {
 /// `p` by lane `p % lanes`: two threads on neighbouring ranges then never
 /// wait for each other's decompression, and each lane skips the other
 /// lanes' pages by their headers alone (never decompressed).
+///
+/// A group whose text column [`text_pages`] decodes has no lanes: it is
+/// read a page (or run of pages) a range, each range decoded from its own
+/// pages by the thread that asks for it.
 pub struct TableSource {
     /// The whole file, mapped, and the same bytes as the decoders' reader:
     /// each group's decoder slices its pages out of the map (no read calls,
@@ -507,6 +515,18 @@ struct Group {
     /// end: a range is the rest of one page.
     pages: Vec<u64>,
     lanes: Vec<Mutex<Lane>>,
+    /// The text column's pages, when they are decoded by [`text_pages`]
+    /// (no lanes then: a range is decoded from its pages by whoever asks).
+    own: Option<OwnPages>,
+}
+
+/// A row group's text column decoded by [`text_pages`], and its
+/// dictionary, decoded once for the group and dropped with its last rows.
+struct OwnPages {
+    pages: TextPages,
+    dictionary: Mutex<Option<Arc<Dictionary>>>,
+    /// Rows of the group not yet read.
+    rows_left: AtomicU64,
 }
 
 impl Group {
@@ -624,8 +644,16 @@ impl TableSource {
             starts,
             groups: Vec::new(),
         };
+        let leaf = if keep_others {
+            None
+        } else {
+            table.plain_text_leaf()
+        };
         table.groups = (0..table.starts.len() - 1)
-            .map(|g| table.unpaged(g))
+            .map(|g| match leaf.and_then(|leaf| table.text_pages(g, leaf)) {
+                Some(pages) => table.own_group(g, pages, LEAST_RANGE_ROWS),
+                None => table.unpaged(g),
+            })
             .collect();
         Ok(table)
     }
@@ -650,10 +678,16 @@ impl TableSource {
     /// [`TableSource::in_lanes`] with ranges of at least `least` rows
     /// (smaller than [`LEAST_RANGE_ROWS`] in tests and the fuzz target).
     pub fn in_lanes_of(mut self, lanes: usize, least: u64) -> TableSource {
+        for group in &mut self.groups {
+            if let Some(own) = &group.own {
+                group.pages = runs_of_pages(&own.pages.page_starts(), least);
+            }
+        }
         if lanes < 2 || self.keep_others {
             return self;
         }
         let paged: Vec<(usize, Vec<u64>)> = (0..self.groups.len())
+            .filter(|&g| self.groups[g].own.is_none())
             .filter_map(|g| {
                 let pages = runs_of_pages(&self.page_starts(g)?, least);
                 (pages.len() > lanes).then_some((g, pages))
@@ -667,7 +701,24 @@ impl TableSource {
             let lanes = (0..lanes)
                 .map(|lane| Mutex::new(self.idle_lane(g, &pages, lane, lanes)))
                 .collect();
-            self.groups[g] = Group { pages, lanes };
+            self.groups[g] = Group {
+                pages,
+                lanes,
+                own: None,
+            };
+        }
+        self
+    }
+
+    /// The same table with every row group read by the parquet crate's
+    /// Arrow reader, none by [`text_pages`]: for comparing the two (tests
+    /// and the fuzz target).
+    #[doc(hidden)]
+    pub fn by_arrow(mut self) -> TableSource {
+        for g in 0..self.groups.len() {
+            if self.groups[g].own.is_some() {
+                self.groups[g] = self.unpaged(g);
+            }
         }
         self
     }
@@ -677,6 +728,59 @@ impl TableSource {
         Group {
             pages: Vec::new(),
             lanes: vec![Mutex::new(self.idle_lane(g, &[], 0, 1))],
+            own: None,
+        }
+    }
+
+    /// The leaf (Parquet column) of the text column when [`text_pages`]
+    /// can decode it: a flat, required or optional byte array (strings or
+    /// binaries), not a list or a struct.
+    fn plain_text_leaf(&self) -> Option<usize> {
+        let metadata = self.meta.metadata();
+        let schema = metadata.file_metadata().schema_descr();
+        let mut leaves =
+            (0..schema.num_columns()).filter(|&c| schema.get_column_root_idx(c) == self.column);
+        let leaf = leaves.next()?;
+        let c = schema.column(leaf);
+        let flat = leaves.next().is_none() && c.max_rep_level() == 0 && c.max_def_level() <= 1;
+        let text = is_text(self.meta.schema().field(self.column).data_type());
+        (flat && text && c.physical_type() == parquet::basic::Type::BYTE_ARRAY).then_some(leaf)
+    }
+
+    /// Group `g`'s pages of column `leaf`, when [`text_pages`] decodes
+    /// them all.
+    fn text_pages(&self, g: usize, leaf: usize) -> Option<TextPages> {
+        let group = self.meta.metadata().row_group(g);
+        let chunk = group.column(leaf);
+        // As `byte_range` finds it, which asserts that neither is negative.
+        let start = chunk
+            .dictionary_page_offset()
+            .unwrap_or(chunk.data_page_offset());
+        let start = usize::try_from(start).ok()?;
+        let end = start.checked_add(usize::try_from(chunk.compressed_size()).ok()?)?;
+        let optional = chunk.column_descr().max_def_level() == 1;
+        TextPages::walk(
+            self.bytes.0.as_ref(),
+            start..end,
+            Codec::of(chunk.compression())?,
+            optional,
+            self.starts[g],
+            self.starts[g + 1] - self.starts[g],
+        )
+    }
+
+    /// Group `g`, decoded by [`text_pages`] a run of pages of at least
+    /// `least` rows a range.
+    fn own_group(&self, g: usize, pages: TextPages, least: u64) -> Group {
+        let first = self.from.max(self.starts[g]);
+        Group {
+            pages: runs_of_pages(&pages.page_starts(), least),
+            lanes: Vec::new(),
+            own: Some(OwnPages {
+                pages,
+                dictionary: Mutex::new(None),
+                rows_left: AtomicU64::new(self.starts[g + 1].saturating_sub(first)),
+            }),
         }
     }
 
@@ -797,6 +901,9 @@ impl TableSource {
     pub fn read(&self, range: RowRange) -> Result<TableRows, TableError> {
         let end = range.first_row + range.rows as u64;
         let group = &self.groups[range.group];
+        if let Some(own) = &group.own {
+            return self.read_own(range, own);
+        }
         let lane = group
             .page_of(range.first_row)
             .map_or(0, |p| p % group.lanes.len());
@@ -837,6 +944,48 @@ impl TableSource {
             take_rows(&mut state.ahead, range.first_row, end)
         };
         self.pack(range.first_row, &pieces)
+    }
+
+    /// Decodes the rows of `range` by [`text_pages`].
+    fn read_own(&self, range: RowRange, own: &OwnPages) -> Result<TableRows, TableError> {
+        let file = self.bytes.0.as_ref();
+        let damaged = |why: String| TableError::Layout(format!("row group {}: {why}", range.group));
+        let (from, to) = (range.first_row, range.first_row + range.rows as u64);
+        let dictionary = if own.pages.needs_dictionary(from, to) {
+            let mut kept = own.dictionary.lock().unwrap_or_else(|e| e.into_inner());
+            Some(match &*kept {
+                Some(d) => Arc::clone(d),
+                None => {
+                    let d = Arc::new(own.pages.dictionary(file).map_err(damaged)?);
+                    *kept = Some(Arc::clone(&d));
+                    d
+                }
+            })
+        } else {
+            None
+        };
+        let mut packer = RowPacker::with_capacity(range.rows * PACKED_PUZZLE);
+        own.pages
+            .decode(file, from, to, dictionary.as_deref(), &mut packer)
+            .map_err(damaged)?;
+        debug_assert_eq!(packer.rows(), range.rows);
+        // The group's last rows read: its dictionary is not needed again.
+        let before = own
+            .rows_left
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |left| {
+                Some(left.saturating_sub(range.rows as u64))
+            })
+            .unwrap_or(0);
+        if before <= range.rows as u64 {
+            *own.dictionary.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+        let rows = packer.rows();
+        Ok(TableRows {
+            first_row: from,
+            packed: packer.take(),
+            rows,
+            others: None,
+        })
     }
 
     /// Files a batch that lane `lane` of group `g` decoded under the rows
@@ -1106,11 +1255,16 @@ mod tests {
                 // (and the pages and dictionary it holds).
                 assert!(lane.reader.is_none());
             }
+            // So has a group decoded by `text_pages` of its dictionary.
+            if let Some(own) = &g.own {
+                assert!(own.dictionary.lock().unwrap().is_none());
+                assert_eq!(own.rows_left.load(Ordering::Relaxed), 0);
+            }
         }
     }
 
     #[test]
-    fn a_table_read_in_lanes_gives_every_row_once_from_any_start() {
+    fn a_table_read_in_lanes_or_by_pages_gives_every_row_once_from_any_start() {
         let dir = std::env::temp_dir().join(format!("batchdoku-lanes-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t.parquet");
@@ -1128,12 +1282,17 @@ mod tests {
             .set_compression(parquet::basic::Compression::SNAPPY)
             .build();
         write_table_with(&path, &rows, props);
-        for from in [0u64, 150, 1500, 2999, 4450] {
-            let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, from)
-                .unwrap()
-                .in_lanes_of(3, 1);
+        // Read in lanes by the crate, or by `text_pages` (no lanes: each
+        // range decoded from its own pages).
+        for (arrow, from) in [true, false]
+            .into_iter()
+            .flat_map(|arrow| [0u64, 150, 1500, 2999, 4450].map(|from| (arrow, from)))
+        {
+            let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, from).unwrap();
+            let t = if arrow { t.by_arrow() } else { t }.in_lanes_of(3, 1);
             for g in &t.groups {
-                assert_eq!(g.lanes.len(), 3);
+                assert_eq!(g.lanes.len(), if arrow { 3 } else { 0 });
+                assert_eq!(g.own.is_some(), !arrow);
                 // 1,500 rows in pages of about 100 (the writer starts a
                 // new page where the dictionary fills up, too).
                 assert!(g.pages.len() > 15, "pages {:?}", g.pages);
@@ -1159,6 +1318,7 @@ mod tests {
         // One lane, or kept columns: ranges are cut anywhere, as before.
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0)
             .unwrap()
+            .by_arrow()
             .in_lanes_of(1, 1);
         assert!(t.groups.iter().all(|g| g.pages.is_empty()));
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", true, 0)
@@ -1188,6 +1348,7 @@ mod tests {
         write_table_with(&path, &rows, props(300));
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0)
             .unwrap()
+            .by_arrow()
             .in_lanes_of(2, 1);
         assert_eq!(t.groups.len(), 12);
         for g in &t.groups {
@@ -1208,6 +1369,7 @@ mod tests {
         write_table_with(&path, &rows[..300], props(300));
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0)
             .unwrap()
+            .by_arrow()
             .in_lanes_of(2, 1);
         assert!(t
             .groups
@@ -1490,13 +1652,16 @@ mod tests {
                     (i % 5 != 1).then(|| (0..81).map(move |k| Some(((i + k) % 10) as i8)))
                 }),
             );
+        let texts_of = rows.clone();
         let b = RecordBatch::try_from_iter([
             ("puzzle", Arc::new(StringArray::from(rows)) as ArrayRef),
             ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
             ("digits", Arc::new(digits) as ArrayRef),
         ])
         .unwrap();
-        for v2 in [false, true] {
+        // Data pages V1, V2 (whose values the crate writes as
+        // DELTA_BYTE_ARRAY where not in the dictionary), or V2 PLAIN.
+        for (v2, plain) in [(false, false), (true, false), (true, true)] {
             for dictionary in [false, true] {
                 for (stats, compression) in [
                     (EnabledStatistics::None, Compression::UNCOMPRESSED),
@@ -1506,7 +1671,7 @@ mod tests {
                         Compression::ZSTD(Default::default()),
                     ),
                 ] {
-                    let props = WriterProperties::builder()
+                    let mut props = WriterProperties::builder()
                         .set_writer_version(if v2 {
                             WriterVersion::PARQUET_2_0
                         } else {
@@ -1519,8 +1684,11 @@ mod tests {
                         .set_compression(compression)
                         .set_data_page_row_count_limit(100)
                         .set_write_batch_size(50)
-                        .set_max_row_group_row_count(Some(1000))
-                        .build();
+                        .set_max_row_group_row_count(Some(1000));
+                    if plain {
+                        props = props.set_encoding(parquet::basic::Encoding::PLAIN);
+                    }
+                    let props = props.build();
                     let mut w = parquet::arrow::ArrowWriter::try_new(
                         File::create(&path).unwrap(),
                         b.schema(),
@@ -1532,15 +1700,21 @@ mod tests {
                     let (pages, dicts) = pages_both_ways(&path);
                     assert!(pages >= 90, "{pages} pages");
                     assert_eq!(dicts > 0, dictionary);
-                    // Read whole in lanes, every column kept, or the text alone.
-                    for keep in [false, true] {
+                    // Read whole in lanes, every column kept, or the text
+                    // alone (by `text_pages`, whatever the page version,
+                    // encoding and codec).
+                    for (keep, arrow) in [(false, true), (true, true), (false, false)] {
                         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", keep, 0)
-                            .unwrap()
-                            .in_lanes_of(2, 1);
+                            .unwrap();
+                        let t = if arrow { t.by_arrow() } else { t }.in_lanes_of(2, 1);
                         assert_eq!(t.groups.iter().all(|g| !g.pages.is_empty()), !keep);
+                        // Except DELTA_BYTE_ARRAY, left to the crate.
+                        let delta = v2 && !plain;
+                        assert_eq!(t.groups.iter().all(|g| g.own.is_some()), !arrow && !delta);
                         let mut next = 0;
                         while let Some(r) = t.range(next, 300) {
-                            assert_eq!(t.read(r).unwrap().rows, r.rows);
+                            let first = r.first_row as usize;
+                            assert_eq!(texts(&t, r), texts_of[first..first + r.rows]);
                             next += r.rows as u64;
                         }
                         assert_eq!(next, n as u64);
@@ -1650,12 +1824,25 @@ mod tests {
         for (lanes, keep) in [(1, false), (2, false), (1, true)] {
             let t = TableSource::open(&path, None, &["puzzle"], "puzzles", keep, 0)
                 .unwrap()
+                .by_arrow()
                 .in_lanes_of(lanes, 1);
             let (next, err) = rows_before_the_error(&t);
             assert_eq!(next, 200, "the first group reads whole");
             assert!(err.contains("damaged page"), "{err}");
             assert!(err.contains("num_bits"), "{err}");
         }
+        // Decoded by `text_pages`: the same place, its own words.
+        let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
+        assert!(t.groups.iter().all(|g| g.own.is_some()));
+        let (next, err) = rows_before_the_error(&t);
+        assert_eq!(next, 200, "the first group reads whole");
+        assert!(
+            err.contains(&format!(
+                "row group 1: the data page at byte {}: dictionary indexes 40 bits wide",
+                width
+            )),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -149,11 +149,16 @@ impl HeaderStruct {
 /// through, takes at least one byte, so both take time proportional to the
 /// header's length.
 pub(super) fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
+    page_header(bytes).map(|(len, _)| len)
+}
+
+/// [`page_header_len`], with the fields the walk saw.
+pub(super) fn page_header(bytes: &[u8]) -> Result<(usize, WalkedFields), String> {
     let mut walk = Walk::new(bytes);
     let page = header_fields(&mut walk, HeaderStruct::Page)?;
     // The crate unwraps the fields of a data page (V1 in field 5, V2 in
     // field 8) when it skips the page: a panic where it is missing.
-    let needs = match page.page_type {
+    let needs = match page.page_type() {
         Some(0) => Some((5, "a data page header without its data page fields")),
         Some(3) => Some((8, "a data page header (V2) without its data page fields")),
         _ => None,
@@ -163,7 +168,7 @@ pub(super) fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
             return Err(why.to_string());
         }
     }
-    if let [Some(uncompressed), Some(compressed)] = page.sizes {
+    if let [Some(uncompressed), Some(compressed)] = [page.ints[2], page.ints[3]] {
         let (u, c) = (i64::from(uncompressed), i64::from(compressed));
         if u > UNCHECKED_PAGE && u > c.max(0) * MOST_EXPANSION {
             return Err(format!(
@@ -172,19 +177,40 @@ pub(super) fn page_header_len(bytes: &[u8]) -> Result<usize, String> {
             ));
         }
     }
-    Ok(walk.at())
+    Ok((walk.at(), page))
 }
 
-/// What the walk of a struct saw: the value of its field 1 (a page
-/// header's type, as the crate reads an i32), and which of the structs it
-/// holds (by field id, bit `id`) were there.
-#[derive(Default)]
+/// What the walk of a struct saw: its integer fields (as the crate reads
+/// an i32) and boolean fields by id, which of the structs it holds were
+/// there, and the fields of the last of them (a page header holds one:
+/// its data, dictionary or data V2 header).
+#[derive(Debug, Default, Clone, Copy)]
 pub(super) struct WalkedFields {
-    page_type: Option<i32>,
-    /// A page header's fields 2 and 3: its sizes uncompressed and
-    /// compressed.
-    sizes: [Option<i32>; 2],
-    structs: u64,
+    /// Integer fields 1 to 7, by id (0 unused). A page header's are its
+    /// type, sizes uncompressed and compressed, and checksum.
+    pub(super) ints: [Option<i32>; 8],
+    /// Boolean fields by id, bit `id`: those there, and those true.
+    pub(super) bools: u16,
+    pub(super) trues: u16,
+    /// Structs there, bit `id`.
+    pub(super) structs: u64,
+    /// The integer and boolean fields of the struct inside (for a page
+    /// header, the header of its kind of page).
+    pub(super) inner_ints: [Option<i32>; 8],
+    pub(super) inner_bools: u16,
+    pub(super) inner_trues: u16,
+}
+
+impl WalkedFields {
+    /// A page header's type (field 1).
+    pub(super) fn page_type(&self) -> Option<i32> {
+        self.ints[1]
+    }
+
+    /// Boolean field `id` of the struct inside, if there.
+    pub(super) fn inner_bool(&self, id: usize) -> Option<bool> {
+        (self.inner_bools & (1 << id) != 0).then_some(self.inner_trues & (1 << id) != 0)
+    }
 }
 
 /// A page may claim up to this many bytes uncompressed whatever its
@@ -207,17 +233,25 @@ fn header_fields(walk: &mut Walk, which: HeaderStruct) -> Result<WalkedFields, S
             HeaderField::Int => {
                 // Zigzag, then cut to an i32, as the crate reads one.
                 let v = walk.int()? as i32;
-                match id {
-                    1 => seen.page_type = Some(v),
-                    2 | 3 => seen.sizes[id as usize - 2] = Some(v),
-                    _ => {}
+                if let Some(slot) = seen.ints.get_mut(id as usize) {
+                    *slot = Some(v);
                 }
             }
-            HeaderField::Bool if t == 1 || t == 2 => {}
+            // The compact protocol writes a boolean field's value in its
+            // type: 1 true, 2 false.
+            HeaderField::Bool if t == 1 || t == 2 => {
+                if id < 16 {
+                    seen.bools |= 1 << id;
+                    seen.trues = (seen.trues & !(1 << id)) | (u16::from(t == 1) << id);
+                }
+            }
             HeaderField::Bool => return Err(format!("field {id} is of type {t}, not boolean")),
             HeaderField::Struct(s) => {
-                header_fields(walk, s)?;
+                let inner = header_fields(walk, s)?;
                 seen.structs |= 1 << id;
+                seen.inner_ints = inner.ints;
+                seen.inner_bools = inner.bools;
+                seen.inner_trues = inner.trues;
             }
             HeaderField::Skipped => walk.skip(t, SKIP_DEPTH)?,
         }
