@@ -1740,6 +1740,80 @@ mod tests {
     }
 
     #[test]
+    fn a_damaged_page_is_an_error_of_its_group_in_either_reader() {
+        let dir = std::env::temp_dir().join(format!("batchdoku-badpage-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let rows: Vec<Option<String>> = (0..600).map(|i| Some(format!("{i:0>81}"))).collect();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::SNAPPY)
+            .set_dictionary_enabled(false)
+            .set_max_row_group_row_count(Some(200))
+            .set_data_page_row_count_limit(50)
+            .set_write_batch_size(10)
+            .build();
+        write_table_with(&path, &rows, props);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let meta = ArrowReaderMetadata::load(&bytes::Bytes::from(bytes.clone()), reader_options())
+            .unwrap();
+        // The second group's first data page: its snappy bytes after the
+        // length they give, overwritten.
+        let page = meta.metadata().row_group(1).column(0).data_page_offset() as usize;
+        let body = page + page_header_len(&bytes[page..]).unwrap();
+        bytes[body + 4..body + 60].fill(0xff);
+        std::fs::write(&path, &bytes).unwrap();
+        for arrow in [true, false] {
+            let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
+            let t = if arrow { t.by_arrow() } else { t }.in_lanes_of(2, 1);
+            assert!(t.groups.iter().all(|g| g.own.is_some() != arrow));
+            let (next, err) = rows_before_the_error(&t);
+            assert_eq!(next, 200, "the first group reads whole");
+            if !arrow {
+                let at = format!("row group 1: the data page at byte {body}: snappy");
+                assert!(err.starts_with(&at), "{err}");
+            }
+            // The other groups still read.
+            let r = t.range(400, 50).unwrap();
+            assert_eq!(texts(&t, r), rows[400..400 + r.rows]);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_string_cell_that_is_not_utf8_is_read_as_its_bytes() {
+        // As a line is: the engine makes it a malformed record. The
+        // crate's Arrow reader refuses the whole page.
+        let dir = std::env::temp_dir().join(format!("batchdoku-utf8-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        let rows: Vec<Option<String>> = (0..100).map(|i| Some(format!("{i:x<81}"))).collect();
+        let props = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::UNCOMPRESSED)
+            .set_dictionary_enabled(false)
+            .build();
+        write_table_with(&path, &rows, props);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = bytes
+            .windows(81)
+            .position(|w| w == rows[42].as_ref().unwrap().as_bytes());
+        bytes[at.unwrap() + 3] = 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+        let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
+        assert!(t.groups[0].own.is_some());
+        let read = t.read(t.range(0, 100).unwrap()).unwrap();
+        let got: Vec<Option<&[u8]>> = crate::read::packed_rows(&read.packed).collect();
+        assert_eq!(got.len(), 100);
+        let mut cell = rows[42].clone().unwrap().into_bytes();
+        cell[3] = 0xff;
+        assert_eq!(got[42], Some(&cell[..]));
+        assert_eq!(got[43], Some(rows[43].as_ref().unwrap().as_bytes()));
+        let t = t.by_arrow();
+        let err = t.read(t.range(0, 100).unwrap()).unwrap_err().to_string();
+        assert!(err.to_lowercase().contains("utf"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn a_damaged_page_header_is_refused_before_parquet_reads_it() {
         // parquet 59 alone loops over the items such a header claims (up
         // to 2^31: about a minute for doubles), then fails for another

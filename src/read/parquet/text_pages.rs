@@ -237,8 +237,12 @@ impl TextPages {
             for page in self.overlapping(from, to) {
                 let skip = from.saturating_sub(page.first_row) as usize;
                 let end = (to - page.first_row).min(page.rows as u64) as usize;
-                self.decode_page(file, page, skip, end, dictionary, scratch, packer)
-                    .map_err(|e| format!("the data page at byte {}: {e}", page.bytes.at))?;
+                let decoded = self.decode_page(file, page, skip, end, dictionary, scratch, packer);
+                if scratch.len() > KEPT_SCRATCH {
+                    // Not kept for the thread's life: most pages are 1 MiB.
+                    *scratch = Vec::new();
+                }
+                decoded.map_err(|e| format!("the data page at byte {}: {e}", page.bytes.at))?;
             }
             Ok(())
         })
@@ -382,6 +386,10 @@ fn all_present(levels: &[u8], rows: usize) -> bool {
     run.start_run().is_ok() && run.repeated.is_some_and(|v| v != 0) && run.left >= rows as u64
 }
 
+/// A thread's page buffer is dropped after a page that made it larger than
+/// this.
+const KEPT_SCRATCH: usize = 16 << 20;
+
 thread_local! {
     /// Each thread's buffer for decompressed pages: reused, so a page is
     /// decompressed into memory already touched (no page faults, no
@@ -393,29 +401,29 @@ thread_local! {
 /// first `size` bytes of `out`, which grows when it must and is never
 /// zero-filled again.
 fn decompress(codec: Codec, stored: &[u8], size: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    // Sizes checked before the buffer grows to what the header claims.
+    let given = match codec {
+        Codec::Uncompressed => Some(stored.len()),
+        Codec::Snappy => {
+            Some(snap::raw::decompress_len(stored).map_err(|e| format!("snappy: {e}"))?)
+        }
+        Codec::Zstd => None,
+    };
+    if let Some(given) = given.filter(|&g| g != size) {
+        return Err(format!("it holds {given} bytes, the header says {size}"));
+    }
     if out.len() < size {
         out.resize(size, 0);
     }
     let out = &mut out[..size];
     let got = match codec {
         Codec::Uncompressed => {
-            if stored.len() != size {
-                return Err(format!("{} bytes stored for {size}", stored.len()));
-            }
             out.copy_from_slice(stored);
             size
         }
-        Codec::Snappy => {
-            let claimed = snap::raw::decompress_len(stored).map_err(|e| format!("snappy: {e}"))?;
-            if claimed != size {
-                return Err(format!(
-                    "snappy gives {claimed} bytes, the header says {size}"
-                ));
-            }
-            snap::raw::Decoder::new()
-                .decompress(stored, out)
-                .map_err(|e| format!("snappy: {e}"))?
-        }
+        Codec::Snappy => snap::raw::Decoder::new()
+            .decompress(stored, out)
+            .map_err(|e| format!("snappy: {e}"))?,
         Codec::Zstd => {
             zstd::bulk::decompress_to_buffer(stored, out).map_err(|e| format!("zstd: {e}"))?
         }
