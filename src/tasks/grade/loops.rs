@@ -107,9 +107,11 @@ fn extend(
         for &next in &UNIT_CELLS[u] {
             if next == path[0] && path.len() >= 4 {
                 loops.push(path.clone());
-            } else if !path.contains(&next) {
+            } else {
+                // The digits first: a cheaper test than the path, and
+                // most cells fail it.
                 let m = board.cands(next);
-                if m & pair != pair {
+                if m & pair != pair || path.contains(&next) {
                     continue;
                 }
                 let new_extra = (extra | m) & !pair;
