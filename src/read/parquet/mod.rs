@@ -736,15 +736,24 @@ impl TableSource {
     /// can decode it: a flat, required or optional byte array (strings or
     /// binaries), not a list or a struct.
     fn plain_text_leaf(&self) -> Option<usize> {
-        let metadata = self.meta.metadata();
-        let schema = metadata.file_metadata().schema_descr();
-        let mut leaves =
-            (0..schema.num_columns()).filter(|&c| schema.get_column_root_idx(c) == self.column);
+        let mut leaves = self.text_leaves();
         let leaf = leaves.next()?;
-        let c = schema.column(leaf);
+        let c = self
+            .meta
+            .metadata()
+            .file_metadata()
+            .schema_descr()
+            .column(leaf);
         let flat = leaves.next().is_none() && c.max_rep_level() == 0 && c.max_def_level() <= 1;
         let text = is_text(self.meta.schema().field(self.column).data_type());
         (flat && text && c.physical_type() == parquet::basic::Type::BYTE_ARRAY).then_some(leaf)
+    }
+
+    /// The leaves (Parquet columns) of the text column, in order: one for
+    /// text, the list's values for digit lists.
+    fn text_leaves(&self) -> impl Iterator<Item = usize> + '_ {
+        let schema = self.meta.metadata().file_metadata().schema_descr();
+        (0..schema.num_columns()).filter(move |&c| schema.get_column_root_idx(c) == self.column)
     }
 
     /// Group `g`'s pages of column `leaf`, when [`text_pages`] decodes
@@ -820,8 +829,7 @@ impl TableSource {
     fn page_starts_unguarded(&self, g: usize) -> Option<Vec<u64>> {
         let metadata = self.meta.metadata();
         let schema = metadata.file_metadata().schema_descr();
-        let leaf =
-            (0..schema.num_columns()).find(|&c| schema.get_column_root_idx(c) == self.column)?;
+        let leaf = self.text_leaves().next()?;
         // With repetition, levels are not rows.
         if schema.column(leaf).max_rep_level() != 0 {
             return None;
@@ -1132,6 +1140,28 @@ mod tests {
     use arrow_array::{Int64Array, StringArray};
     use std::fs::File;
 
+    /// A fresh folder for a test's table (`name` tells the tests apart),
+    /// and the table's path in it.
+    fn table_dir(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("batchdoku-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.parquet");
+        (dir, path)
+    }
+
+    /// Where the first data page of column 0 in row group `group` of the
+    /// table `bytes` starts: its header, and its bytes after the header.
+    fn first_data_page(bytes: &[u8], group: usize) -> (usize, usize) {
+        let meta = ArrowReaderMetadata::load(&bytes::Bytes::from(bytes.to_vec()), reader_options())
+            .unwrap();
+        let page = meta
+            .metadata()
+            .row_group(group)
+            .column(0)
+            .data_page_offset() as usize;
+        (page, page + page_header_len(&bytes[page..]).unwrap())
+    }
+
     fn batch(from: i64, n: i64) -> RecordBatch {
         let values: Vec<i64> = (from..from + n).collect();
         RecordBatch::try_from_iter([("v", Arc::new(Int64Array::from(values)) as ArrayRef)]).unwrap()
@@ -1265,9 +1295,7 @@ mod tests {
 
     #[test]
     fn a_table_read_in_lanes_or_by_pages_gives_every_row_once_from_any_start() {
-        let dir = std::env::temp_dir().join(format!("batchdoku-lanes-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("lanes");
         let rows: Vec<Option<String>> = (0..4500)
             .map(|i| (i % 11 != 5).then(|| format!("{i:0>81}")))
             .collect();
@@ -1331,9 +1359,7 @@ mod tests {
 
     #[test]
     fn small_groups_are_read_in_lanes_when_the_table_has_ranges_enough() {
-        let dir = std::env::temp_dir().join(format!("batchdoku-small-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("small");
         let props = |group: usize| {
             parquet::file::properties::WriterProperties::builder()
                 .set_max_row_group_row_count(Some(group))
@@ -1381,9 +1407,7 @@ mod tests {
     #[test]
     fn a_table_cut_short_while_mapped_is_reported() {
         crate::read::mapfile::install_fault_guard();
-        let dir = std::env::temp_dir().join(format!("batchdoku-cut-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("cut");
         let rows: Vec<Option<String>> = (0..2000).map(|i| Some(format!("{i:0>81}"))).collect();
         write_table(&path, &rows, 500);
         let t = TableSource::open(&path, None, &["puzzle"], "puzzles", false, 0).unwrap();
@@ -1416,9 +1440,7 @@ mod tests {
         // file would: garbage malformed, a puzzle with long notes after
         // its separator a puzzle.
         use crate::read::{records, InputFormat, MAX_LINE};
-        let dir = std::env::temp_dir().join(format!("batchdoku-huge-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("huge.parquet");
+        let (dir, path) = table_dir("huge");
         let puzzle =
             "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......";
         let huge = "x".repeat(20 << 20);
@@ -1455,9 +1477,7 @@ mod tests {
 
     #[test]
     fn a_table_is_read_by_ranges_in_any_order() {
-        let dir = std::env::temp_dir().join(format!("batchdoku-table-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("table");
         let rows: Vec<Option<String>> = (0..1000)
             .map(|i| (i % 7 != 3).then(|| format!("row {i}")))
             .collect();
@@ -1638,9 +1658,7 @@ mod tests {
     fn pages_written_every_way_read_the_same_through_the_header_walk() {
         use parquet::basic::Compression;
         use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
-        let dir = std::env::temp_dir().join(format!("batchdoku-walk-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("walk");
         let n = 3000i64;
         let ids: Vec<i64> = (0..n).collect();
         let rows: Vec<Option<String>> = (0..n)
@@ -1741,9 +1759,7 @@ mod tests {
 
     #[test]
     fn a_damaged_page_is_an_error_of_its_group_in_either_reader() {
-        let dir = std::env::temp_dir().join(format!("batchdoku-badpage-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("badpage");
         let rows: Vec<Option<String>> = (0..600).map(|i| Some(format!("{i:0>81}"))).collect();
         let props = parquet::file::properties::WriterProperties::builder()
             .set_compression(parquet::basic::Compression::SNAPPY)
@@ -1754,12 +1770,9 @@ mod tests {
             .build();
         write_table_with(&path, &rows, props);
         let mut bytes = std::fs::read(&path).unwrap();
-        let meta = ArrowReaderMetadata::load(&bytes::Bytes::from(bytes.clone()), reader_options())
-            .unwrap();
         // The second group's first data page: its snappy bytes after the
         // length they give, overwritten.
-        let page = meta.metadata().row_group(1).column(0).data_page_offset() as usize;
-        let body = page + page_header_len(&bytes[page..]).unwrap();
+        let (_, body) = first_data_page(&bytes, 1);
         bytes[body + 4..body + 60].fill(0xff);
         std::fs::write(&path, &bytes).unwrap();
         for arrow in [true, false] {
@@ -1783,9 +1796,7 @@ mod tests {
     fn a_string_cell_that_is_not_utf8_is_read_as_its_bytes() {
         // As a line is: the engine makes it a malformed record. The
         // crate's Arrow reader refuses the whole page.
-        let dir = std::env::temp_dir().join(format!("batchdoku-utf8-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("utf8");
         let rows: Vec<Option<String>> = (0..100).map(|i| Some(format!("{i:x<81}"))).collect();
         let props = parquet::file::properties::WriterProperties::builder()
             .set_compression(parquet::basic::Compression::UNCOMPRESSED)
@@ -1819,9 +1830,7 @@ mod tests {
         // to 2^31: about a minute for doubles), then fails for another
         // reason; here the walk refuses the header before the crate reads
         // a byte of it, in the page walk at open and in the decoder.
-        let dir = std::env::temp_dir().join(format!("batchdoku-damaged-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("damaged");
         let rows: Vec<Option<String>> = (0..400).map(|i| Some(format!("{i:0>81}"))).collect();
         let props = parquet::file::properties::WriterProperties::builder()
             .set_max_row_group_row_count(Some(200))
@@ -1831,9 +1840,7 @@ mod tests {
             .build();
         write_table_with(&path, &rows, props);
         let good = std::fs::read(&path).unwrap();
-        let meta =
-            ArrowReaderMetadata::load(&bytes::Bytes::from(good.clone()), reader_options()).unwrap();
-        let second = meta.metadata().row_group(1).column(0).data_page_offset() as usize;
+        let (second, _) = first_data_page(&good, 1);
         // An unknown field 10 of 2^20 items (doubles, booleans, UUIDs)
         // over the start of the second group's first page header.
         for item in [0xf7u8, 0xf1, 0xfd] {
@@ -1862,9 +1869,7 @@ mod tests {
         // parquet 59 asserts it is at most 32 (a panic), found by the fuzz
         // target; here it is an error naming the damage, in every way of
         // reading.
-        let dir = std::env::temp_dir().join(format!("batchdoku-panic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.parquet");
+        let (dir, path) = table_dir("panic");
         let rows: Vec<Option<String>> = (0..400).map(|i| Some(format!("{:0>81}", i % 9))).collect();
         let props = parquet::file::properties::WriterProperties::builder()
             .set_compression(parquet::basic::Compression::UNCOMPRESSED)
@@ -1890,8 +1895,7 @@ mod tests {
                 .max_def_level(),
             0
         );
-        let page = chunk.data_page_offset() as usize;
-        let width = page + page_header_len(&bytes[page..]).unwrap();
+        let (_, width) = first_data_page(&bytes, 1);
         assert_eq!(bytes[width], 4);
         bytes[width] = 40;
         std::fs::write(&path, &bytes).unwrap();

@@ -90,6 +90,11 @@ impl std::io::Read for PageHeaderRead {
     }
 }
 
+/// Page types, as parquet.thrift numbers them.
+pub(super) const DATA_PAGE: i32 = 0;
+pub(super) const DICTIONARY_PAGE: i32 = 2;
+pub(super) const DATA_PAGE_V2: i32 = 3;
+
 /// The Thrift structs of a page header, as parquet 59 reads them.
 #[derive(Clone, Copy)]
 pub(super) enum HeaderStruct {
@@ -159,8 +164,8 @@ pub(super) fn page_header(bytes: &[u8]) -> Result<(usize, WalkedFields), String>
     // The crate unwraps the fields of a data page (V1 in field 5, V2 in
     // field 8) when it skips the page: a panic where it is missing.
     let needs = match page.page_type() {
-        Some(0) => Some((5, "a data page header without its data page fields")),
-        Some(3) => Some((8, "a data page header (V2) without its data page fields")),
+        Some(DATA_PAGE) => Some((5, "a data page header without its data page fields")),
+        Some(DATA_PAGE_V2) => Some((8, "a data page header (V2) without its data page fields")),
         _ => None,
     };
     if let Some((field, why)) = needs {
@@ -168,7 +173,7 @@ pub(super) fn page_header(bytes: &[u8]) -> Result<(usize, WalkedFields), String>
             return Err(why.to_string());
         }
     }
-    if let [Some(uncompressed), Some(compressed)] = [page.ints[2], page.ints[3]] {
+    if let [Some(uncompressed), Some(compressed)] = [page.own.ints[2], page.own.ints[3]] {
         let (u, c) = (i64::from(uncompressed), i64::from(compressed));
         if u > UNCHECKED_PAGE && u > c.max(0) * MOST_EXPANSION {
             return Err(format!(
@@ -180,36 +185,41 @@ pub(super) fn page_header(bytes: &[u8]) -> Result<(usize, WalkedFields), String>
     Ok((walk.at(), page))
 }
 
-/// What the walk of a struct saw: its integer fields (as the crate reads
-/// an i32) and boolean fields by id, which of the structs it holds were
-/// there, and the fields of the last of them (a page header holds one:
-/// its data, dictionary or data V2 header).
+/// The integer fields (as the crate reads an i32) and boolean fields of
+/// one struct, by id.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Fields {
+    /// Integer fields 1 to 7, by id (0 unused).
+    pub(super) ints: [Option<i32>; 8],
+    /// Boolean fields 1 to 15, bit `id`: those there, and those true.
+    bools: u16,
+    trues: u16,
+}
+
+impl Fields {
+    /// Boolean field `id`, if there.
+    pub(super) fn bool(&self, id: usize) -> Option<bool> {
+        (self.bools & (1 << id) != 0).then_some(self.trues & (1 << id) != 0)
+    }
+}
+
+/// What the walk of a struct saw: its own fields, which of the structs it
+/// holds were there, and the fields of the last of them (a page header
+/// holds one: the header of its kind of page).
 #[derive(Debug, Default, Clone, Copy)]
 pub(super) struct WalkedFields {
-    /// Integer fields 1 to 7, by id (0 unused). A page header's are its
-    /// type, sizes uncompressed and compressed, and checksum.
-    pub(super) ints: [Option<i32>; 8],
-    /// Boolean fields by id, bit `id`: those there, and those true.
-    pub(super) bools: u16,
-    pub(super) trues: u16,
+    /// A page header's integers are its type, sizes uncompressed and
+    /// compressed, and checksum.
+    pub(super) own: Fields,
     /// Structs there, bit `id`.
-    pub(super) structs: u64,
-    /// The integer and boolean fields of the struct inside (for a page
-    /// header, the header of its kind of page).
-    pub(super) inner_ints: [Option<i32>; 8],
-    pub(super) inner_bools: u16,
-    pub(super) inner_trues: u16,
+    structs: u64,
+    pub(super) inner: Fields,
 }
 
 impl WalkedFields {
     /// A page header's type (field 1).
     pub(super) fn page_type(&self) -> Option<i32> {
-        self.ints[1]
-    }
-
-    /// Boolean field `id` of the struct inside, if there.
-    pub(super) fn inner_bool(&self, id: usize) -> Option<bool> {
-        (self.inner_bools & (1 << id) != 0).then_some(self.inner_trues & (1 << id) != 0)
+        self.own.ints[1]
     }
 }
 
@@ -233,7 +243,7 @@ fn header_fields(walk: &mut Walk, which: HeaderStruct) -> Result<WalkedFields, S
             HeaderField::Int => {
                 // Zigzag, then cut to an i32, as the crate reads one.
                 let v = walk.int()? as i32;
-                if let Some(slot) = seen.ints.get_mut(id as usize) {
+                if let Some(slot) = seen.own.ints.get_mut(id as usize) {
                     *slot = Some(v);
                 }
             }
@@ -241,17 +251,15 @@ fn header_fields(walk: &mut Walk, which: HeaderStruct) -> Result<WalkedFields, S
             // type: 1 true, 2 false.
             HeaderField::Bool if t == 1 || t == 2 => {
                 if id < 16 {
-                    seen.bools |= 1 << id;
-                    seen.trues = (seen.trues & !(1 << id)) | (u16::from(t == 1) << id);
+                    let own = &mut seen.own;
+                    own.bools |= 1 << id;
+                    own.trues = (own.trues & !(1 << id)) | (u16::from(t == 1) << id);
                 }
             }
             HeaderField::Bool => return Err(format!("field {id} is of type {t}, not boolean")),
             HeaderField::Struct(s) => {
-                let inner = header_fields(walk, s)?;
+                seen.inner = header_fields(walk, s)?.own;
                 seen.structs |= 1 << id;
-                seen.inner_ints = inner.ints;
-                seen.inner_bools = inner.bools;
-                seen.inner_trues = inner.trues;
             }
             HeaderField::Skipped => walk.skip(t, SKIP_DEPTH)?,
         }

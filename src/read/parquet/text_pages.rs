@@ -18,14 +18,9 @@
 //! encodings, nested or repeated columns, index pages, the other columns
 //! kept) is read by the crate, as before.
 
-use super::page_header::page_header;
+use super::page_header::{page_header, DATA_PAGE, DATA_PAGE_V2, DICTIONARY_PAGE};
 use crate::read::{RowPacker, MAX_LINE};
 use std::cell::RefCell;
-
-/// Page types, as parquet.thrift numbers them.
-const DATA_PAGE: i32 = 0;
-const DICTIONARY_PAGE: i32 = 2;
-const DATA_PAGE_V2: i32 = 3;
 
 /// Encodings, as parquet.thrift numbers them.
 const PLAIN: i32 = 0;
@@ -119,14 +114,14 @@ impl TextPages {
         while at < chunk.end {
             let (header_len, fields) = page_header(&file[at..chunk.end]).ok()?;
             let int = |v: Option<i32>| v.and_then(|v| usize::try_from(v).ok());
-            let len = int(fields.ints[3])?;
+            let len = int(fields.own.ints[3])?;
             let bytes = PageBytes {
                 at: at + header_len,
                 len,
-                uncompressed: int(fields.ints[2])?,
+                uncompressed: int(fields.own.ints[2])?,
             };
             at = bytes.at.checked_add(len).filter(|&end| end <= chunk.end)?;
-            let inner = &fields.inner_ints;
+            let inner = &fields.inner.ints;
             let indexed = |encoding: Option<i32>| match encoding? {
                 PLAIN => Some(false),
                 PLAIN_DICTIONARY | RLE_DICTIONARY => Some(true),
@@ -155,7 +150,7 @@ impl TextPages {
                     if !flat || levels > len || (!optional && levels != 0) {
                         return None;
                     }
-                    let compressed = fields.inner_bool(7).unwrap_or(true);
+                    let compressed = fields.inner.bool(7).unwrap_or(true);
                     (inner[1]?, indexed(inner[4])?, Some((levels, compressed)))
                 }
                 _ => return None,
@@ -212,10 +207,11 @@ impl TextPages {
         )?;
         let mut values = Plain::new(&dictionary.bytes);
         for _ in 0..count {
+            // A value's bytes start after its length.
+            let start = values.at + 4;
             let v = values
                 .next()
                 .map_err(|e| format!("the dictionary page: {e}"))?;
-            let start = v.as_ptr() as usize - dictionary.bytes.as_ptr() as usize;
             dictionary.values.push((start, v.len()));
         }
         Ok(dictionary)
