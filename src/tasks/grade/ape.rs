@@ -3,7 +3,7 @@
 //! cells (nor one digit twice if they see each other); a digit of either
 //! cell that no allowed pair keeps is removed.
 
-use super::board::{digits, sees, Board, PEERS};
+use super::board::{cells_of, digits, sees, Board, PEERS};
 use super::{Step, Technique};
 
 /// The first aligned pair exclusion in SE's order: base cells with two or
@@ -161,17 +161,6 @@ fn base_cells(board: &Board, most: u32) -> Vec<(u8, u128)> {
         }
     }
     bases
-}
-
-/// The cells of a mask, in order.
-fn cells_of(mut mask: u128) -> impl Iterator<Item = u8> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let c = mask.trailing_zeros() as u8;
-            mask &= mask - 1;
-            c
-        })
-    })
 }
 
 /// The index pairs (i, j), i < j < n, in SE's order: (0,1), (0,2), (1,2),

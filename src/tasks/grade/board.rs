@@ -49,6 +49,38 @@ mod tests {
     }
 }
 
+/// Each cell's 20 peers as a cell mask (bit `c` for cell `c`).
+pub const PEER_MASKS: [u128; CELLS] = peer_masks();
+
+const fn peer_masks() -> [u128; CELLS] {
+    let mut t = [0u128; CELLS];
+    let mut a = 0;
+    while a < CELLS {
+        let mut b = 0;
+        while b < CELLS {
+            if a != b
+                && (ROW_OF[a] == ROW_OF[b] || COL_OF[a] == COL_OF[b] || BOX_OF[a] == BOX_OF[b])
+            {
+                t[a] |= 1 << b;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+}
+
+/// The cells of a cell mask, in order.
+pub fn cells_of(mut mask: u128) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let c = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            c
+        })
+    })
+}
+
 /// The unit of each kind (box, row, column: the order SE walks them in
 /// loops and BUG) holding `cell`, as unit numbers.
 pub fn units_of(cell: u8) -> [usize; 3] {
@@ -100,6 +132,9 @@ pub struct Board {
     /// `pos[u][d - 1]`: bit `k` set while digit `d` is a candidate of the
     /// unit's `k`-th cell.
     pos: [[u16; 9]; 27],
+    /// `cells_with[d - 1]`: bit `c` set while digit `d` is a candidate of
+    /// cell `c`.
+    cells_with: [u128; 9],
 }
 
 impl Board {
@@ -122,14 +157,21 @@ impl Board {
 
     fn with(values: [u8; CELLS], cands: [u16; CELLS]) -> Board {
         let mut pos = [[0u16; 9]; 27];
+        let mut cells_with = [0u128; 9];
         for (cell, &m) in cands.iter().enumerate() {
             for d in digits(m) {
                 for (u, k) in CELL_UNITS[cell] {
                     pos[u as usize][d as usize - 1] |= 1 << k;
                 }
+                cells_with[d as usize - 1] |= 1 << cell;
             }
         }
-        Board { values, cands, pos }
+        Board {
+            values,
+            cands,
+            pos,
+            cells_with,
+        }
     }
 
     /// The board of a pencilmark puzzle: each cell's candidates as given
@@ -172,6 +214,7 @@ impl Board {
             for (u, k) in CELL_UNITS[cell as usize] {
                 self.pos[u as usize][d as usize - 1] &= !(1 << k);
             }
+            self.cells_with[d as usize - 1] &= !(1 << cell);
         }
         had
     }
@@ -181,6 +224,12 @@ impl Board {
     #[inline]
     pub fn positions(&self, u: usize, d: u8) -> u16 {
         self.pos[u][d as usize - 1]
+    }
+
+    /// The cells (bit `c` for cell `c`) where digit `d` is a candidate.
+    #[inline]
+    pub fn cells_with(&self, d: u8) -> u128 {
+        self.cells_with[d as usize - 1]
     }
 
     /// True when digit `d` is placed somewhere in unit `u`.

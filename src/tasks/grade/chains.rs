@@ -17,7 +17,7 @@
 //! and keeps the first hint of the lowest (rating, length, kind) as SE's
 //! stable sort does.
 
-use super::board::{bit, digits, units_of, Board, PEERS};
+use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
 
@@ -671,9 +671,9 @@ impl Chains {
         // SE keeps every "off" met again under another parent (unless it
         // is an ancestor of that parent) and follows it again. Followed
         // again, an "off" only leads to "on"s already met, save the start:
-        // so a repeat is kept as (candidate, parent) and followed only to
-        // close a cycle, when its first visit found that it leads to the
-        // start. `NONE`: a repeat, without a node of its own yet.
+        // so a repeat is kept as (candidate, parent) only while cycles are
+        // sought and only when it leads straight to the start, to close a
+        // cycle. `NONE`: a repeat, without a node of its own yet.
         const NONE: NodeId = NodeId::MAX;
         let Scratch {
             on: pending_on,
@@ -685,8 +685,16 @@ impl Chains {
         pending_on.clear();
         pending_off.clear();
         pending_on.push(start);
+        // The "off"s that lead straight back to the start (its partners
+        // by a strong link: the link is the same both ways), the only
+        // ones whose repeats can close a cycle.
         let mut leads_to_start = [0u64; POTS.div_ceil(64)];
         let start_off = start_pot.flipped();
+        links.off_to_on(board, start_off, y, x, ons);
+        for &(partner, _) in ons.iter() {
+            let i = partner.flipped().0 as usize;
+            leads_to_start[i / 64] |= 1 << (i % 64);
+        }
         // `length`: the depth of the nodes a layer makes (a cycle closing
         // there has that many nodes; a forcing chain one more).
         let mut length = 0;
@@ -701,7 +709,10 @@ impl Chains {
                 links.on_to_off(board, arena.pot(p), y, offs);
                 for &pot in offs.iter() {
                     if to_off.contains(pot) {
-                        pending_off.push((pot, p, NONE));
+                        let i = pot.0 as usize;
+                        if cycling && leads_to_start[i / 64] & (1 << (i % 64)) != 0 {
+                            pending_off.push((pot, p, NONE));
+                        }
                     } else {
                         // Never an ancestor of `p`: those were all met.
                         let n = arena.child(pot, p);
@@ -722,13 +733,8 @@ impl Chains {
                 break;
             }
             for &(off, parent, node) in pending_off.iter() {
-                let i = off.0 as usize;
                 if node == NONE {
-                    if !cycling
-                        || leads_to_start[i / 64] & (1 << (i % 64)) == 0
-                        || length < 4
-                        || arena.descends_from(parent, off)
-                    {
+                    if !cycling || length < 4 || arena.descends_from(parent, off) {
                         continue;
                     }
                     let repeat = arena.child(off, parent);
@@ -742,13 +748,10 @@ impl Chains {
                 }
                 links.off_to_on(board, off, y, x, ons);
                 for &(pot, _) in ons.iter() {
-                    if pot == start_pot {
-                        leads_to_start[i / 64] |= 1 << (i % 64);
-                        if length >= 4 && cycling {
-                            let n = arena.child(pot, node);
-                            found.push(n);
-                            cycling = cycle_removals(arena, board, n).is_empty();
-                        }
+                    if pot == start_pot && length >= 4 && cycling {
+                        let n = arena.child(pot, node);
+                        found.push(n);
+                        cycling = cycle_removals(arena, board, n).is_empty();
                     }
                     if !to_on.contains(pot) {
                         let n = arena.child(pot, node);
@@ -1121,25 +1124,28 @@ fn cycle_removals(arena: &Arena, board: &Board, dst: NodeId) -> Removed {
         cells |= 1 << arena.pot(at).cell();
         at = up;
     }
-    let mut forward = [0u16; 81];
-    let mut backward = [0u16; 81];
+    // Per digit, the cells off the cycle that see one of its "on"s
+    // (`forward`) and one of its "off"s (`backward`).
+    let mut forward = [0u128; 9];
+    let mut backward = [0u128; 9];
     let mut at = dst;
     while let Some(up) = arena.first_parent(at) {
         let p = arena.pot(at);
-        for &peer in &PEERS[p.cell() as usize] {
-            if cells & (1 << peer) == 0 && board.has(peer, p.digit()) {
-                if p.on() {
-                    forward[peer as usize] |= bit(p.digit());
-                } else {
-                    backward[peer as usize] |= bit(p.digit());
-                }
-            }
-        }
+        let seen = PEER_MASKS[p.cell() as usize] & board.cells_with(p.digit()) & !cells;
+        let side = if p.on() { &mut forward } else { &mut backward };
+        side[p.digit() as usize - 1] |= seen;
         at = up;
     }
-    (0..81u8)
-        .map(|c| (c, forward[c as usize] & backward[c as usize]))
-        .filter(|&(_, m)| m != 0)
+    let mut removed_cells = 0;
+    for (f, b) in forward.iter_mut().zip(backward) {
+        *f &= b;
+        removed_cells |= *f;
+    }
+    cells_of(removed_cells)
+        .map(|c| {
+            let digits = (0..9).filter(|&d| forward[d] & (1 << c) != 0);
+            (c, digits.fold(0, |m, d| m | 1 << d))
+        })
         .collect()
 }
 
