@@ -349,6 +349,15 @@ impl Links {
         out.extend_from_slice(&self.offs[at as usize..at as usize + len as usize]);
     }
 
+    /// True when `pot`'s candidate, off, implies an "on" by these links
+    /// (see [`off_to_on`]). An "off" that does not is a dead end: a
+    /// search that only seeks "on"s, or its own start, need not keep it.
+    fn leads_on(&self, board: &Board, pot: Pot, y: bool, x: bool) -> bool {
+        let (cell, d) = (pot.cell(), pot.digit());
+        (y && board.cands(cell).count_ones() == 2)
+            || (x && self.ons_len[cell as usize * 9 + d as usize - 1] != 0)
+    }
+
     /// As [`off_to_on`], from the lists.
     fn off_to_on(&self, board: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>) {
         out.clear();
@@ -713,7 +722,7 @@ impl Chains {
                         if cycling && leads_to_start[i / 64] & (1 << (i % 64)) != 0 {
                             pending_off.push((pot, p, NONE));
                         }
-                    } else {
+                    } else if pot == start_off || links.leads_on(board, pot, y, x) {
                         // Never an ancestor of `p`: those were all met.
                         let n = arena.child(pot, p);
                         to_off.insert(pot, n);
@@ -1216,7 +1225,7 @@ fn forcing_from_off(
         for &p in pending_on.iter() {
             links.on_to_off(board, arena.pot(p), y, offs);
             for &pot in offs.iter() {
-                if !to_off.contains(pot) {
+                if !to_off.contains(pot) && links.leads_on(board, pot, y, true) {
                     let n = arena.child(pot, p);
                     pending_off.push(n);
                     to_off.insert(pot, n);
