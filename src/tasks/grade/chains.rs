@@ -404,6 +404,14 @@ pub struct Chains {
     best: Option<Found>,
     /// The place in SE's list of the next hint offered.
     order: u64,
+    /// Per digit, its cells when the X pass last searched all of its
+    /// candidates in full and found nothing: an X search stays on one
+    /// digit's cells, so while they are the same it finds nothing again.
+    x_quiet: [Option<u128>; 9],
+    /// The bivalue cells' candidates (0 for other cells) when the Y pass
+    /// last searched in full and found nothing: its cycles stand on those
+    /// cells only, and what a cycle removes only shrinks as candidates go.
+    y_quiet: Option<[u16; 81]>,
 }
 
 // Indices of the sets in `Chains::sets`.
@@ -423,6 +431,20 @@ const SETS: usize = 44;
 
 /// The passes of the first chaining producer: (Y links, X links).
 const PASSES: [(bool, bool); 3] = [(false, true), (true, false), (true, true)];
+const X_PASS: usize = 0;
+const Y_PASS: usize = 1;
+
+/// Each cell's candidates if it has two, else 0.
+fn bivalue_cells(board: &Board) -> [u16; 81] {
+    std::array::from_fn(|c| {
+        let cands = board.cands(c as u8);
+        if cands.count_ones() == 2 {
+            cands
+        } else {
+            0
+        }
+    })
+}
 
 /// A pass's kind of hint, and the base ratings of its cycles and chains.
 fn pass_kind(y: bool, x: bool) -> (Kind, f64, f64) {
@@ -486,6 +508,8 @@ impl Chains {
             links: Links::new(),
             best: None,
             order: 0,
+            x_quiet: [None; 9],
+            y_quiet: None,
         }
     }
 
@@ -494,11 +518,32 @@ impl Chains {
     ///
     /// Each search goes only as deep as a hint could still come before
     /// the best found so far.
+    ///
+    /// `board` must follow the board of the last call by removals only
+    /// (the steps of one path): a pass that found nothing is not repeated
+    /// where the cells it stands on are unchanged.
     pub fn cycles_and_forcing_chains(&mut self, board: &Board) -> Option<Step> {
         self.best = None;
         self.links.build(board);
+        let bivalue = bivalue_cells(board);
         for (pass, links) in PASSES.into_iter().enumerate() {
+            if pass == Y_PASS && self.y_quiet == Some(bivalue) {
+                continue;
+            }
             self.pass(board, pass, links);
+            // Searched in full (no hint found to bound them) and nothing
+            // found.
+            if self.best.is_none() {
+                match pass {
+                    X_PASS => {
+                        for d in 1..=9 {
+                            self.x_quiet[d as usize - 1] = Some(board.cells_with(d));
+                        }
+                    }
+                    Y_PASS => self.y_quiet = Some(bivalue),
+                    _ => {}
+                }
+            }
         }
         self.best.take().map(Found::into_step)
     }
@@ -512,6 +557,9 @@ impl Chains {
                 continue;
             }
             for d in digits(cands) {
+                if pass == X_PASS && self.x_quiet[d as usize - 1] == Some(board.cells_with(d)) {
+                    continue;
+                }
                 self.unary(board, pass, cell, d, links);
             }
         }

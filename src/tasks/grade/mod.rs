@@ -432,3 +432,30 @@ fn next_step(board: &Board, chains: &mut Option<chains::Chains>) -> Option<Step>
 pub fn rating_text(r: Rating) -> String {
     format!("{}.{}", r / 10, r % 10)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::grid::Grid;
+
+    /// The chain search remembers, along a path, the passes that found
+    /// nothing: at every step of every path it finds what a search
+    /// without that memory finds.
+    #[test]
+    fn remembered_searches_find_what_fresh_ones_find() {
+        let sample = include_str!("../../../datasets/sample.txt");
+        let mut chain_steps = 0;
+        for line in sample.lines().take(400) {
+            let mut board = Board::new(&Grid::parse_line(line.as_bytes()).unwrap());
+            let mut kept = None;
+            while !board.is_solved() {
+                let step = next_step(&board, &mut kept);
+                assert_eq!(step, next_step(&board, &mut None), "{line}");
+                let Some(step) = step else { break };
+                chain_steps += usize::from(step.rating >= 65);
+                step.apply(&mut board);
+            }
+        }
+        assert!(chain_steps > 100, "{chain_steps}");
+    }
+}
