@@ -2,7 +2,7 @@
 //! columns (rows) is taken from the rest of those columns (rows): X-wing
 //! (k = 2, 3.2), swordfish (3, 3.8), jellyfish (4, 5.2).
 
-use super::board::Board;
+use super::board::{bit, Board};
 use super::combos::{combos, members};
 use super::intersections::{unit, Kind};
 use super::{Step, Technique};
@@ -10,8 +10,9 @@ use crate::puzzle::grid::UNIT_CELLS;
 
 /// The first fish of size `k` in SE's order: columns as the base first,
 /// then rows; the base sets in [`combos`] order; digits 1-9 (only those
-/// placed at most 9 - 2k times).
-pub fn fish(board: &Board, k: u32) -> Option<Step> {
+/// placed at most 9 - 2k times), of `digits` only (bit `d - 1`): a fish
+/// stands on its digit's places alone.
+pub fn fish(board: &Board, k: u32, digits: u16) -> Option<Step> {
     let mut placed = [0usize; 10];
     for cell in 0..81u8 {
         placed[board.value(cell) as usize] += 1;
@@ -19,7 +20,7 @@ pub fn fish(board: &Board, k: u32) -> Option<Step> {
     for (base, cover) in [(Kind::Column, Kind::Row), (Kind::Row, Kind::Column)] {
         for set in combos(k) {
             for d in 1..=9u8 {
-                if placed[d as usize] + 2 * k as usize > 9 {
+                if digits & bit(d) == 0 || placed[d as usize] + 2 * k as usize > 9 {
                     continue;
                 }
                 let mut union = 0u16;

@@ -3,7 +3,7 @@
 //! the second. The direct forms count only when removing it leaves a
 //! hidden single in a third unit, which they place.
 
-use super::board::Board;
+use super::board::{bit, Board};
 use super::{Step, Technique};
 use crate::puzzle::grid::{BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
 
@@ -69,8 +69,9 @@ const INSIDE: [[u16; 27]; 27] = {
 /// column), (box, row), (column, box), (row, box); in each, digits 1-9,
 /// then the first unit, then the second. `direct`: only those that leave
 /// a hidden single in another unit of the first kind (1.7 pointing, 1.9
-/// claiming), else any that removes a candidate (2.6, 2.8).
-pub fn locked_candidates(board: &Board, direct: bool) -> Option<Step> {
+/// claiming), else any that removes a candidate (2.6, 2.8). Of `digits`
+/// only (bit `d - 1`): both forms stand on their digit's places alone.
+pub fn locked_candidates(board: &Board, direct: bool, digits: u16) -> Option<Step> {
     const ORDER: [(Kind, Kind); 4] = [
         (Kind::Box, Kind::Column),
         (Kind::Box, Kind::Row),
@@ -79,7 +80,7 @@ pub fn locked_candidates(board: &Board, direct: bool) -> Option<Step> {
     ];
     for (k1, k2) in ORDER {
         let pointing = k1 == Kind::Box;
-        for d in 1..=9 {
+        for d in (1..=9).filter(|&d| digits & bit(d) != 0) {
             for i1 in 0..9 {
                 let u1 = unit(k1, i1);
                 let places = board.positions(u1, d);

@@ -359,9 +359,9 @@ pub fn grade_path(mut board: Board, keep: bool) -> Grade {
     let mut er: Rating = 0;
     let mut hardest = Technique::FullHouse;
     let (mut ep, mut ed) = (None, None);
-    let mut chains = None;
+    let mut memory = PathMemory::new();
     while !board.is_solved() {
-        let Some(step) = next_step(&board, &mut chains) else {
+        let Some(step) = next_step(&board, &mut memory) else {
             return Grade::Beyond {
                 er,
                 ep,
@@ -373,7 +373,9 @@ pub fn grade_path(mut board: Board, keep: bool) -> Grade {
             er = step.rating;
             hardest = step.technique;
         }
+        let before = board.clone();
         step.apply(&mut board);
+        memory.step_taken(&before, &board);
         if ep.is_none() {
             ed.get_or_insert(er);
             if step.placed.is_some() {
@@ -393,32 +395,126 @@ pub fn grade_path(mut board: Board, keep: bool) -> Grade {
     }
 }
 
+/// What the search for the next step keeps from one step of a path to
+/// the next.
+struct PathMemory {
+    /// The chain searches' buffers and memory, made when first needed.
+    chains: Option<chains::Chains>,
+    /// Per producer of [`LOCAL`]: the units (bit `u`) or digits (bit
+    /// `d - 1`) changed since it last searched them and found nothing,
+    /// the only ones where it can find something now.
+    changed: [u32; LOCAL.len()],
+}
+
+/// The producers below the chains that stand on one unit's cells or one
+/// digit's places, so need only search where the board has changed.
+#[derive(Clone, Copy)]
+enum Local {
+    LockedCandidates { direct: bool },
+    HiddenSet { k: u32, direct: bool },
+    NakedSet { k: u32 },
+    Fish { k: u32 },
+}
+
+/// Those producers, in SE's order.
+const LOCAL: [Local; 13] = [
+    Local::LockedCandidates { direct: true },
+    Local::HiddenSet { k: 2, direct: true },
+    Local::HiddenSet { k: 3, direct: true },
+    Local::LockedCandidates { direct: false },
+    Local::NakedSet { k: 2 },
+    Local::Fish { k: 2 },
+    Local::HiddenSet {
+        k: 2,
+        direct: false,
+    },
+    Local::NakedSet { k: 3 },
+    Local::Fish { k: 3 },
+    Local::HiddenSet {
+        k: 3,
+        direct: false,
+    },
+    Local::NakedSet { k: 4 },
+    Local::Fish { k: 4 },
+    Local::HiddenSet {
+        k: 4,
+        direct: false,
+    },
+];
+
+impl Local {
+    /// True when it searches by digit (else by unit).
+    fn by_digit(self) -> bool {
+        matches!(self, Local::LockedCandidates { .. } | Local::Fish { .. })
+    }
+}
+
+impl PathMemory {
+    fn new() -> PathMemory {
+        PathMemory {
+            chains: None,
+            changed: [u32::MAX; LOCAL.len()],
+        }
+    }
+
+    /// Runs producer `i` of [`LOCAL`] where the board changed since it
+    /// last found nothing.
+    fn local(&mut self, board: &Board, i: usize) -> Option<Step> {
+        let scope = self.changed[i];
+        let found = match LOCAL[i] {
+            Local::LockedCandidates { direct } => {
+                intersections::locked_candidates(board, direct, scope as u16)
+            }
+            Local::HiddenSet { k, direct } => subsets::hidden_set(board, k, direct, scope),
+            Local::NakedSet { k } => subsets::naked_set(board, k, scope),
+            Local::Fish { k } => fish::fish(board, k, scope as u16),
+        };
+        if found.is_none() {
+            self.changed[i] = 0;
+        }
+        found
+    }
+
+    /// Notes what a step changed from `before` to `after`.
+    fn step_taken(&mut self, before: &Board, after: &Board) {
+        let (mut digits, mut cells) = (0u32, 0u128);
+        for d in 1..=9 {
+            let diff = before.cells_with(d) ^ after.cells_with(d);
+            if diff != 0 {
+                digits |= 1 << (d - 1);
+                cells |= diff;
+            }
+        }
+        let units = board::cells_of(cells)
+            .flat_map(board::units_of)
+            .fold(0u32, |m, u| m | 1 << u);
+        for (changed, local) in self.changed.iter_mut().zip(LOCAL) {
+            *changed |= if local.by_digit() { digits } else { units };
+        }
+    }
+}
+
 /// The next step: the producers in SE's order, the first hint found.
-/// `chains` is the chain search's memory, made when first needed.
-fn next_step(board: &Board, chains: &mut Option<chains::Chains>) -> Option<Step> {
-    use subsets::{hidden_set, naked_set};
+fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
+    // Those of LOCAL by their place there: 0-1, then 2-9, then 10-12.
+    let mut locals = |range: std::ops::Range<usize>| {
+        range
+            .map(|i| memory.local(board, i))
+            .find(Option::is_some)
+            .flatten()
+    };
     singles::hidden_single(board)
-        .or_else(|| intersections::locked_candidates(board, true))
-        .or_else(|| hidden_set(board, 2, true))
+        .or_else(|| locals(0..2))
         .or_else(|| singles::naked_single(board))
-        .or_else(|| hidden_set(board, 3, true))
-        .or_else(|| intersections::locked_candidates(board, false))
-        .or_else(|| naked_set(board, 2))
-        .or_else(|| fish::fish(board, 2))
-        .or_else(|| hidden_set(board, 2, false))
-        .or_else(|| naked_set(board, 3))
-        .or_else(|| fish::fish(board, 3))
-        .or_else(|| hidden_set(board, 3, false))
+        .or_else(|| locals(2..10))
         .or_else(|| wings::xy_wing(board, false))
         .or_else(|| wings::xy_wing(board, true))
         .or_else(|| loops::unique_loop(board))
-        .or_else(|| naked_set(board, 4))
-        .or_else(|| fish::fish(board, 4))
-        .or_else(|| hidden_set(board, 4, false))
+        .or_else(|| locals(10..13))
         .or_else(|| bug::bug(board))
         .or_else(|| ape::aligned_pair_exclusion(board))
         .or_else(|| {
-            let chains = chains.get_or_insert_with(chains::Chains::new);
+            let chains = memory.chains.get_or_insert_with(chains::Chains::new);
             chains
                 .cycles_and_forcing_chains(board)
                 .or_else(|| ape::aligned_triplet_exclusion(board))
@@ -438,22 +534,25 @@ mod tests {
     use super::*;
     use crate::puzzle::grid::Grid;
 
-    /// The chain search remembers, along a path, the passes that found
-    /// nothing: at every step of every path it finds what a search
-    /// without that memory finds.
+    /// The search remembers, along a path, where its producers found
+    /// nothing (the chains' passes, the producers of `LOCAL`): at every
+    /// step of every path it finds what a search without that memory
+    /// finds.
     #[test]
     fn remembered_searches_find_what_fresh_ones_find() {
         let sample = include_str!("../../../datasets/sample.txt");
         let mut chain_steps = 0;
         for line in sample.lines().take(400) {
             let mut board = Board::new(&Grid::parse_line(line.as_bytes()).unwrap());
-            let mut kept = None;
+            let mut kept = PathMemory::new();
             while !board.is_solved() {
                 let step = next_step(&board, &mut kept);
-                assert_eq!(step, next_step(&board, &mut None), "{line}");
+                assert_eq!(step, next_step(&board, &mut PathMemory::new()), "{line}");
                 let Some(step) = step else { break };
                 chain_steps += usize::from(step.rating >= 65);
+                let before = board.clone();
                 step.apply(&mut board);
+                kept.step_taken(&before, &board);
             }
         }
         assert!(chain_steps > 100, "{chain_steps}");

@@ -20,10 +20,11 @@ fn empty_count(board: &Board, u: usize) -> usize {
 /// The first naked set of `k` cells (2, 3 or 4) in SE's order: units
 /// boxes, columns, rows; in each, the cell sets in [`combos`] order. Only
 /// units with at least 2k empty cells are searched (a smaller one is the
-/// hidden set of its other cells).
-pub fn naked_set(board: &Board, k: u32) -> Option<Step> {
+/// hidden set of its other cells), and only those of `units` (bit `u`):
+/// a naked set stands on its unit's cells alone.
+pub fn naked_set(board: &Board, k: u32, units: u32) -> Option<Step> {
     for &u in &SCAN_ORDER {
-        if empty_count(board, u) < 2 * k as usize {
+        if units & (1 << u) == 0 || empty_count(board, u) < 2 * k as usize {
             continue;
         }
         for set in combos(k) {
@@ -69,9 +70,14 @@ pub fn naked_set(board: &Board, k: u32) -> Option<Step> {
 /// with at least two places. Indirect: only units with more than 2k empty
 /// cells (3.4 pair, 4.0 triple, 5.4 quad). `direct` (k = 2 or 3): units
 /// with more than k empty cells, and only sets whose removals leave
-/// another digit one place in the unit (2.0 pair, 2.5 triple).
-pub fn hidden_set(board: &Board, k: u32, direct: bool) -> Option<Step> {
+/// another digit one place in the unit (2.0 pair, 2.5 triple). Only the
+/// units of `units` (bit `u`) are searched: a hidden set, and the single
+/// of a direct one, stand on their unit's cells alone.
+pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Step> {
     for &u in &SCAN_ORDER {
+        if units & (1 << u) == 0 {
+            continue;
+        }
         let empty = empty_count(board, u);
         if !(empty > 2 * k as usize || (direct && empty > k as usize)) {
             continue;
