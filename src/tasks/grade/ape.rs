@@ -9,7 +9,8 @@ use super::{Step, Technique};
 /// The first aligned pair exclusion in SE's order: base cells with two or
 /// more candidates, a bivalue peer, and no peer with a single candidate,
 /// paired in increasing order (by the later cell, then the earlier).
-pub fn aligned_pair_exclusion(board: &Board) -> Option<Step> {
+/// Only pairs with a cell among `near` (bit `c` for cell `c`) are tried.
+pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
     // Base cells, each with its bivalue peers (a mask of cells).
     let bases = base_cells(board, 2);
     let mut common = Vec::with_capacity(20);
@@ -17,7 +18,7 @@ pub fn aligned_pair_exclusion(board: &Board) -> Option<Step> {
         let (c0, ex0) = &bases[i];
         let (c1, ex1) = &bases[j];
         let shared = ex0 & ex1;
-        if shared.count_ones() < 2 {
+        if shared.count_ones() < 2 || near & (1 << c0 | 1 << c1) == 0 {
             continue;
         }
         common.clear();
@@ -60,8 +61,9 @@ pub fn aligned_pair_exclusion(board: &Board) -> Option<Step> {
 /// each pair of base cells (in pair order) takes as third cell each base
 /// cell among the excluders of the first, then of the second. Three
 /// digits are allowed unless two cells that see each other take the same
-/// one, or they would empty an excluder all three see.
-pub fn aligned_triplet_exclusion(board: &Board) -> Option<Step> {
+/// one, or they would empty an excluder all three see. Only triplets
+/// with a cell among `near` (bit `c` for cell `c`) are tried.
+pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
     let bases = base_cells(board, 3);
     let mut index = [usize::MAX; 81];
     for (k, &(cell, _)) in bases.iter().enumerate() {
@@ -85,14 +87,13 @@ pub fn aligned_triplet_exclusion(board: &Board) -> Option<Step> {
             }
             let ex2 = bases[index[c2 as usize]].1;
             let shared = ex0 & ex1 & ex2;
-            if shared.count_ones() < 2 {
+            if shared.count_ones() < 2 || near & (1 << c0 | 1 << c1 | 1 << c2) == 0 {
                 continue;
             }
-            let common: Vec<u8> = cells_of(shared).collect();
             let cells = [c0, c1, c2];
-            if let Some(eliminated) = triplet_exclusions(board, cells, &common) {
+            if let Some(eliminated) = triplet_exclusions(board, cells, shared) {
                 let mut pattern = cells.to_vec();
-                pattern.extend(common);
+                pattern.extend(cells_of(shared));
                 return Some(Step::eliminating(
                     Technique::AlignedTripletExclusion,
                     75,
@@ -106,28 +107,45 @@ pub fn aligned_triplet_exclusion(board: &Board) -> Option<Step> {
 }
 
 /// The candidates of `cells` that no allowed choice of three digits keeps,
-/// if any.
-fn triplet_exclusions(board: &Board, cells: [u8; 3], common: &[u8]) -> Option<Vec<(u8, u8)>> {
+/// if any; `common`: the excluders the three see (a mask of cells).
+fn triplet_exclusions(board: &Board, cells: [u8; 3], common: u128) -> Option<Vec<(u8, u8)>> {
     let masks = cells.map(|c| board.cands(c));
-    let excluders: Vec<u16> = common.iter().map(|&e| board.cands(e)).collect();
+    // The excluders' candidates: three digits holding all of one of them
+    // are not allowed. (At most 20: the peers of a cell.)
+    let mut excluders = [0u16; 20];
+    let mut n = 0;
+    for e in cells_of(common) {
+        excluders[n] = board.cands(e);
+        n += 1;
+    }
+    let excluders = &excluders[..n];
+    let seen = [
+        sees(cells[0], cells[1]),
+        sees(cells[0], cells[2]),
+        sees(cells[1], cells[2]),
+    ];
+    // Digits (d0, d1, d2) for the three cells: no digit twice in cells
+    // that see each other, no excluder emptied.
+    let allowed = |[d0, d1, d2]: [u8; 3]| {
+        let chosen = (1u16 << (d0 - 1)) | (1 << (d1 - 1)) | (1 << (d2 - 1));
+        let repeated = d0 == d1 && seen[0] || d0 == d2 && seen[1] || d1 == d2 && seen[2];
+        !repeated && excluders.iter().all(|&m| m & !chosen != 0)
+    };
+    // A digit of a cell is kept when some allowed choice gives it that
+    // digit: sought digit by digit, to the first such choice.
     let mut keep = [0u16; 3];
-    for d0 in digits(masks[0]) {
-        for d1 in digits(masks[1]) {
-            if d0 == d1 && sees(cells[0], cells[1]) {
-                continue;
-            }
-            for d2 in digits(masks[2]) {
-                if (d2 == d0 && sees(cells[0], cells[2])) || (d2 == d1 && sees(cells[1], cells[2]))
-                {
-                    continue;
-                }
-                let chosen = (1u16 << (d0 - 1)) | (1 << (d1 - 1)) | (1 << (d2 - 1));
-                if excluders.iter().any(|&m| m & !chosen == 0) {
-                    continue;
-                }
-                keep[0] |= 1 << (d0 - 1);
-                keep[1] |= 1 << (d1 - 1);
-                keep[2] |= 1 << (d2 - 1);
+    for k in 0..3 {
+        let (a, b) = ((k + 1) % 3, (k + 2) % 3);
+        for d in digits(masks[k]) {
+            let kept = digits(masks[a]).any(|da| {
+                digits(masks[b]).any(|db| {
+                    let mut choice = [0u8; 3];
+                    (choice[k], choice[a], choice[b]) = (d, da, db);
+                    allowed(choice)
+                })
+            });
+            if kept {
+                keep[k] |= 1 << (d - 1);
             }
         }
     }

@@ -400,24 +400,59 @@ pub fn grade_path(mut board: Board, keep: bool) -> Grade {
 struct PathMemory {
     /// The chain searches' buffers and memory, made when first needed.
     chains: Option<chains::Chains>,
-    /// Per producer of [`LOCAL`]: the units (bit `u`) or digits (bit
-    /// `d - 1`) changed since it last searched them and found nothing,
-    /// the only ones where it can find something now.
-    changed: [u32; LOCAL.len()],
+    /// Per producer of [`LOCAL`]: where the board changed since it last
+    /// searched and found nothing, the only places it can find something
+    /// now.
+    changed: [Changed; LOCAL.len()],
 }
 
-/// The producers below the chains that stand on one unit's cells or one
-/// digit's places, so need only search where the board has changed.
+/// Where the board changed: cells (bit `c`), units (bit `u`), digits
+/// (bit `d - 1`).
+#[derive(Clone, Copy)]
+struct Changed {
+    cells: u128,
+    units: u32,
+    digits: u16,
+}
+
+impl Changed {
+    const EVERYWHERE: Changed = Changed {
+        cells: (1 << 81) - 1,
+        units: (1 << 27) - 1,
+        digits: 0x1ff,
+    };
+    const NOWHERE: Changed = Changed {
+        cells: 0,
+        units: 0,
+        digits: 0,
+    };
+
+    /// The changed cells and their peers.
+    fn near(self) -> u128 {
+        if self.cells == Changed::EVERYWHERE.cells {
+            return self.cells;
+        }
+        board::cells_of(self.cells).fold(self.cells, |m, c| m | board::PEER_MASKS[c as usize])
+    }
+}
+
+/// The producers that need only search where the board has changed since
+/// they last found nothing: each stands on one unit's cells, one digit's
+/// places, or a few cells that see each other (so a new hint has a cell
+/// changed or next to a change).
 #[derive(Clone, Copy)]
 enum Local {
     LockedCandidates { direct: bool },
     HiddenSet { k: u32, direct: bool },
     NakedSet { k: u32 },
     Fish { k: u32 },
+    Wing { xyz: bool },
+    AlignedPair,
+    AlignedTriplet,
 }
 
-/// Those producers, in SE's order.
-const LOCAL: [Local; 13] = [
+/// Those producers, in SE's order (see [`next_step`] for the others).
+const LOCAL: [Local; 17] = [
     Local::LockedCandidates { direct: true },
     Local::HiddenSet { k: 2, direct: true },
     Local::HiddenSet { k: 3, direct: true },
@@ -434,18 +469,32 @@ const LOCAL: [Local; 13] = [
         k: 3,
         direct: false,
     },
+    Local::Wing { xyz: false },
+    Local::Wing { xyz: true },
     Local::NakedSet { k: 4 },
     Local::Fish { k: 4 },
     Local::HiddenSet {
         k: 4,
         direct: false,
     },
+    Local::AlignedPair,
+    Local::AlignedTriplet,
 ];
 
 impl Local {
-    /// True when it searches by digit (else by unit).
-    fn by_digit(self) -> bool {
-        matches!(self, Local::LockedCandidates { .. } | Local::Fish { .. })
+    /// The first hint, searched where the board `changed`.
+    fn search(self, board: &Board, changed: Changed) -> Option<Step> {
+        match self {
+            Local::LockedCandidates { direct } => {
+                intersections::locked_candidates(board, direct, changed.digits)
+            }
+            Local::HiddenSet { k, direct } => subsets::hidden_set(board, k, direct, changed.units),
+            Local::NakedSet { k } => subsets::naked_set(board, k, changed.units),
+            Local::Fish { k } => fish::fish(board, k, changed.digits),
+            Local::Wing { xyz } => wings::xy_wing(board, xyz, changed.near()),
+            Local::AlignedPair => ape::aligned_pair_exclusion(board, changed.near()),
+            Local::AlignedTriplet => ape::aligned_triplet_exclusion(board, changed.near()),
+        }
     }
 }
 
@@ -453,72 +502,63 @@ impl PathMemory {
     fn new() -> PathMemory {
         PathMemory {
             chains: None,
-            changed: [u32::MAX; LOCAL.len()],
+            changed: [Changed::EVERYWHERE; LOCAL.len()],
         }
     }
 
-    /// Runs producer `i` of [`LOCAL`] where the board changed since it
-    /// last found nothing.
-    fn local(&mut self, board: &Board, i: usize) -> Option<Step> {
-        let scope = self.changed[i];
-        let found = match LOCAL[i] {
-            Local::LockedCandidates { direct } => {
-                intersections::locked_candidates(board, direct, scope as u16)
+    /// The first hint of the producers `range` of [`LOCAL`], each run
+    /// where the board changed since it last found nothing.
+    fn local(&mut self, board: &Board, range: std::ops::Range<usize>) -> Option<Step> {
+        range.into_iter().find_map(|i| {
+            let found = LOCAL[i].search(board, self.changed[i]);
+            if found.is_none() {
+                self.changed[i] = Changed::NOWHERE;
             }
-            Local::HiddenSet { k, direct } => subsets::hidden_set(board, k, direct, scope),
-            Local::NakedSet { k } => subsets::naked_set(board, k, scope),
-            Local::Fish { k } => fish::fish(board, k, scope as u16),
-        };
-        if found.is_none() {
-            self.changed[i] = 0;
-        }
-        found
+            found
+        })
     }
 
     /// Notes what a step changed from `before` to `after`.
     fn step_taken(&mut self, before: &Board, after: &Board) {
-        let (mut digits, mut cells) = (0u32, 0u128);
+        let mut step = Changed::NOWHERE;
         for d in 1..=9 {
             let diff = before.cells_with(d) ^ after.cells_with(d);
             if diff != 0 {
-                digits |= 1 << (d - 1);
-                cells |= diff;
+                step.digits |= 1 << (d - 1);
+                step.cells |= diff;
             }
         }
-        let units = board::cells_of(cells)
+        step.units = board::cells_of(step.cells)
             .flat_map(board::units_of)
-            .fold(0u32, |m, u| m | 1 << u);
-        for (changed, local) in self.changed.iter_mut().zip(LOCAL) {
-            *changed |= if local.by_digit() { digits } else { units };
+            .fold(0, |m, u| m | 1 << u);
+        for changed in &mut self.changed {
+            changed.cells |= step.cells;
+            changed.units |= step.units;
+            changed.digits |= step.digits;
         }
     }
 }
 
 /// The next step: the producers in SE's order, the first hint found.
 fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
-    // Those of LOCAL by their place there: 0-1, then 2-9, then 10-12.
-    let mut locals = |range: std::ops::Range<usize>| {
-        range
-            .map(|i| memory.local(board, i))
-            .find(Option::is_some)
-            .flatten()
-    };
+    // Those of LOCAL by their place there.
     singles::hidden_single(board)
-        .or_else(|| locals(0..2))
+        .or_else(|| memory.local(board, 0..2))
         .or_else(|| singles::naked_single(board))
-        .or_else(|| locals(2..10))
-        .or_else(|| wings::xy_wing(board, false))
-        .or_else(|| wings::xy_wing(board, true))
+        .or_else(|| memory.local(board, 2..12))
         .or_else(|| loops::unique_loop(board))
-        .or_else(|| locals(10..13))
+        .or_else(|| memory.local(board, 12..15))
         .or_else(|| bug::bug(board))
-        .or_else(|| ape::aligned_pair_exclusion(board))
+        .or_else(|| memory.local(board, 15..16))
         .or_else(|| {
             let chains = memory.chains.get_or_insert_with(chains::Chains::new);
+            chains.cycles_and_forcing_chains(board)
+        })
+        .or_else(|| memory.local(board, 16..17))
+        .or_else(|| {
+            let chains = memory.chains.as_mut().expect("made above");
             chains
-                .cycles_and_forcing_chains(board)
-                .or_else(|| ape::aligned_triplet_exclusion(board))
-                .or_else(|| chains.nishio(board))
+                .nishio(board)
                 .or_else(|| chains.multiple(board))
                 .or_else(|| chains.dynamic(board))
         })

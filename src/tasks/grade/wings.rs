@@ -2,15 +2,16 @@
 //! two cells xz and yz; whichever the pivot holds, one of them is z, so z
 //! leaves every cell that sees both (and, for XYZ, the pivot too).
 
-use super::board::{Board, PEERS};
+use super::board::{cells_of, Board, PEERS};
 use super::{Step, Technique};
 
 /// The first XY-wing (`xyz` false, 4.2) or XYZ-wing (4.4) in SE's order:
 /// pivots in cell order, then the first wing among the pivot's peers in
-/// cell order, then the second.
-pub fn xy_wing(board: &Board, xyz: bool) -> Option<Step> {
+/// cell order, then the second. Only pivots among `pivots` (bit `c` for
+/// cell `c`) are tried.
+pub fn xy_wing(board: &Board, xyz: bool, pivots: u128) -> Option<Step> {
     let size = if xyz { 3 } else { 2 };
-    for pivot in 0..81u8 {
+    for pivot in cells_of(pivots) {
         let xy = board.cands(pivot);
         if xy.count_ones() != size {
             continue;
