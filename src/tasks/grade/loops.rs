@@ -59,7 +59,8 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
         }
         let mut loops = Vec::new();
         let mut path = Vec::new();
-        extend(board, start, m, &mut path, 2, 0, usize::MAX, &mut loops);
+        let walk = (&mut path, 1 << start);
+        extend(board, start, m, walk, 2, 0, usize::MAX, &mut loops);
         for lp in loops {
             if !is_valid_loop(&lp) {
                 continue;
@@ -87,13 +88,14 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
 /// Depth-first search for loops through `cell` (SE's walk: from each cell
 /// along a unit of another kind than the one it was reached by, to cells
 /// holding both digits; at most two cells with more digits, unless they
-/// all add the same one digit).
+/// all add the same one digit). The walk so far: its cells in order, and
+/// as a mask (bit `c` for cell `c`) with `cell`.
 #[allow(clippy::too_many_arguments)]
 fn extend(
     board: &Board,
     cell: u8,
     pair: u16,
-    path: &mut Vec<u8>,
+    (path, on_path): (&mut Vec<u8>, u128),
     allowed_extra: i32,
     extra: u16,
     last_kind: usize,
@@ -111,14 +113,20 @@ fn extend(
                 // The digits first: a cheaper test than the path, and
                 // most cells fail it.
                 let m = board.cands(next);
-                if m & pair != pair || path.contains(&next) {
+                if m & pair != pair || on_path & (1 << next) != 0 {
+                    continue;
+                }
+                // A loop through a bivalue cell before the start was met
+                // from that cell first: met again, it adds nothing.
+                if m == pair && next < path[0] {
                     continue;
                 }
                 let new_extra = (extra | m) & !pair;
                 let wide = m.count_ones() > 2;
                 if !wide || new_extra.count_ones() == 1 || allowed_extra > 0 {
                     let allowed = allowed_extra - i32::from(wide);
-                    extend(board, next, pair, path, allowed, new_extra, kind, loops);
+                    let walk = (&mut *path, on_path | 1 << next);
+                    extend(board, next, pair, walk, allowed, new_extra, kind, loops);
                 }
             }
         }
