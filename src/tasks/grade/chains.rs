@@ -19,7 +19,7 @@
 
 use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS};
 use super::{Step, Technique};
-use crate::puzzle::grid::UNIT_CELLS;
+use crate::puzzle::grid::{Grid, UNIT_CELLS};
 
 /// A candidate and a state: `((cell * 9 + digit - 1) << 1) | on`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -412,6 +412,9 @@ pub struct Chains {
     /// last searched in full and found nothing: its cycles stand on those
     /// cells only, and what a cycle removes only shrinks as candidates go.
     y_quiet: Option<[u16; 81]>,
+    /// The puzzle's solution, when known: it tells which of a candidate's
+    /// two forcing chains cannot exist.
+    solution: Option<[u8; 81]>,
 }
 
 // Indices of the sets in `Chains::sets`.
@@ -498,7 +501,14 @@ impl Default for Chains {
 
 impl Chains {
     pub fn new() -> Chains {
+        Chains::knowing(None)
+    }
+
+    /// Chains searched knowing the puzzle's `solution` (or not): the same
+    /// hints found, with fewer searches.
+    pub fn knowing(solution: Option<&Grid>) -> Chains {
         Chains {
+            solution: solution.map(|g| *g.cells()),
             arena: Arena::default(),
             sets: (0..SETS).map(|_| PotSet::new()).collect(),
             queue: Vec::new(),
@@ -628,9 +638,18 @@ impl Chains {
         } else {
             0
         };
+        // With the solution known, only the forcing chain that can exist
+        // is sought: one from "on" to "off" proves the candidate false,
+        // one from "off" to "on" proves it true, and every link holds in
+        // the solution.
+        let (on_limit, off_limit) = match self.solution.map(|s| s[cell as usize] == d) {
+            Some(true) => (0, chain_limit),
+            Some(false) => (chain_limit, 0),
+            None => (chain_limit, chain_limit),
+        };
         let order = (((pass as u64 * 81 + cell as u64) * 9 + d as u64 - 1) * 3) << 32;
         // A cycle has four nodes or more; a forcing chain two or more.
-        if cycle_limit < 4 && chain_limit < 2 {
+        if cycle_limit < 4 && on_limit < 2 && off_limit < 2 {
             return;
         }
         self.arena.clear();
@@ -641,15 +660,9 @@ impl Chains {
         chains.clear();
         // The cycles, and the forcing chain from "on" (the start's own
         // "off" proves it false): one search, the same links.
-        let from_on = self.cycles(
-            board,
-            start,
-            (y, x),
-            (cycle_limit, chain_limit),
-            &mut cycles,
-        );
+        let from_on = self.cycles(board, start, (y, x), (cycle_limit, on_limit), &mut cycles);
         chains.extend(from_on);
-        if chain_limit >= 2 {
+        if off_limit >= 2 {
             // From "off": the start's "on" proves it true.
             let start_off = self.arena.root(Pot::new(cell, d, false));
             let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
@@ -663,7 +676,7 @@ impl Chains {
                 (on, off),
                 start_off,
                 y,
-                chain_limit,
+                off_limit,
             ));
         }
         for (i, &dst) in cycles.iter().enumerate() {
@@ -988,7 +1001,20 @@ impl Chains {
         let p_on = Pot::new(cell, d, true);
         let start = self.arena.root(p_on);
         self.sets[on].insert(p_on, start);
-        let absurd = self.chain(board, on, off, mode);
+        // Nishio seeks only contradictions: with the solution known, only
+        // the one that can exist (from "on" for a false candidate, from
+        // "off" for a true one; every link holds in the solution).
+        let truth = self.solution.map(|s| s[cell as usize] == d);
+        let (from_on, from_off) = match (mode.nishio, truth) {
+            (true, Some(true)) => (false, true),
+            (true, Some(false)) => (true, false),
+            _ => (true, true),
+        };
+        let absurd = if from_on {
+            self.chain(board, on, off, mode)
+        } else {
+            None
+        };
         let (technique, kind) = if mode.nishio {
             (Technique::NishioForcingChains, Kind::Contradiction)
         } else {
@@ -1000,6 +1026,9 @@ impl Chains {
                 let t = p_on.flipped();
                 self.binary_hint(board, t, a, b, mode, kind, technique);
             }
+        }
+        if !from_off {
+            return;
         }
         let p_off = Pot::new(cell, d, false);
         let start_off = self.arena.root(p_off);

@@ -22,6 +22,7 @@ pub mod wings;
 
 pub use board::Board;
 
+use crate::puzzle::grid::Grid;
 use crate::puzzle::Puzzle;
 use crate::solver::{FastSolver, Outcome};
 
@@ -340,26 +341,36 @@ pub enum Grade {
 /// cell with one is not yet placed). `steps`: keep the path (else only the
 /// ratings are kept).
 pub fn grade(puzzle: &Puzzle, solver: &mut FastSolver, steps: bool) -> Grade {
-    match puzzle.solve(solver, 2) {
+    let solution = match puzzle.solve(solver, 2) {
         Outcome { solutions: 0, .. } => return Grade::Unsolvable,
-        Outcome { solutions: 1, .. } => {}
+        Outcome {
+            solutions: 1,
+            solution,
+            ..
+        } => solution,
         _ => return Grade::Multiple,
-    }
+    };
     let board = match puzzle {
         Puzzle::Givens(g) => Board::new(g),
         Puzzle::Marks(c) => Board::from_candidates(*c.masks()),
     };
-    grade_path(board, steps)
+    walk_path(board, steps, solution.as_ref())
 }
 
 /// Walks the solving path from `board`: the first step the easiest
 /// technique finds, applied, until the grid is full or nothing is found.
-pub fn grade_path(mut board: Board, keep: bool) -> Grade {
+pub fn grade_path(board: Board, keep: bool) -> Grade {
+    walk_path(board, keep, None)
+}
+
+/// As [`grade_path`], knowing the solution or not (the path is the same;
+/// knowing it spares searches that cannot succeed).
+fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>) -> Grade {
     let mut path = Vec::new();
     let mut er: Rating = 0;
     let mut hardest = Technique::FullHouse;
     let (mut ep, mut ed) = (None, None);
-    let mut memory = PathMemory::new();
+    let mut memory = PathMemory::new(solution);
     while !board.is_solved() {
         let Some(step) = next_step(&board, &mut memory) else {
             return Grade::Beyond {
@@ -398,6 +409,8 @@ pub fn grade_path(mut board: Board, keep: bool) -> Grade {
 /// What the search for the next step keeps from one step of a path to
 /// the next.
 struct PathMemory {
+    /// The puzzle's solution, if known, for the chain searches.
+    solution: Option<Grid>,
     /// The chain searches' buffers and memory, made when first needed.
     chains: Option<chains::Chains>,
     /// Per producer of [`LOCAL`]: where the board changed since it last
@@ -499,8 +512,9 @@ impl Local {
 }
 
 impl PathMemory {
-    fn new() -> PathMemory {
+    fn new(solution: Option<&Grid>) -> PathMemory {
         PathMemory {
+            solution: solution.copied(),
             chains: None,
             changed: [Changed::EVERYWHERE; LOCAL.len()],
         }
@@ -551,7 +565,10 @@ fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
         .or_else(|| bug::bug(board))
         .or_else(|| memory.local(board, 15..16))
         .or_else(|| {
-            let chains = memory.chains.get_or_insert_with(chains::Chains::new);
+            let solution = memory.solution.as_ref();
+            let chains = memory
+                .chains
+                .get_or_insert_with(|| chains::Chains::knowing(solution));
             chains.cycles_and_forcing_chains(board)
         })
         .or_else(|| memory.local(board, 16..17))
@@ -572,22 +589,26 @@ pub fn rating_text(r: Rating) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::grid::Grid;
+    use crate::solver::Solver;
 
     /// The search remembers, along a path, where its producers found
-    /// nothing (the chains' passes, the producers of `LOCAL`): at every
-    /// step of every path it finds what a search without that memory
-    /// finds.
+    /// nothing (the chains' passes, the producers of `LOCAL`), and knows
+    /// the solution: at every step of every path it finds what a search
+    /// without that memory, not knowing the solution, finds.
     #[test]
     fn remembered_searches_find_what_fresh_ones_find() {
         let sample = include_str!("../../../datasets/sample.txt");
         let mut chain_steps = 0;
+        let mut solver = FastSolver::new();
         for line in sample.lines().take(400) {
-            let mut board = Board::new(&Grid::parse_line(line.as_bytes()).unwrap());
-            let mut kept = PathMemory::new();
+            let givens = Grid::parse_line(line.as_bytes()).unwrap();
+            let solution = solver.solve(&givens, 1).solution.unwrap();
+            let mut board = Board::new(&givens);
+            let mut kept = PathMemory::new(Some(&solution));
             while !board.is_solved() {
                 let step = next_step(&board, &mut kept);
-                assert_eq!(step, next_step(&board, &mut PathMemory::new()), "{line}");
+                let fresh = next_step(&board, &mut PathMemory::new(None));
+                assert_eq!(step, fresh, "{line}");
                 let Some(step) = step else { break };
                 chain_steps += usize::from(step.rating >= 65);
                 let before = board.clone();
