@@ -299,7 +299,7 @@ impl Found {
 struct Links {
     off_at: Box<[(u16, u8); 729]>,
     offs: Vec<Pot>,
-    ons: Box<[[(Pot, u8); 3]; 729]>,
+    ons: Box<[[Pot; 3]; 729]>,
     ons_len: Box<[u8; 729]>,
 }
 
@@ -308,7 +308,7 @@ impl Links {
         Links {
             off_at: Box::new([(0, 0); 729]),
             offs: Vec::new(),
-            ons: Box::new([[(Pot(0), 0); 3]; 729]),
+            ons: Box::new([[Pot(0); 3]; 729]),
             ons_len: Box::new([0; 729]),
         }
     }
@@ -325,28 +325,43 @@ impl Links {
                 self.offs.extend_from_slice(&buf);
                 off_to_on(board, Pot::new(cell, d, false), false, true, &mut ons);
                 self.ons_len[k] = ons.len() as u8;
-                for (slot, &(p, via)) in self.ons[k].iter_mut().zip(&ons) {
-                    let u = match via {
-                        Via::Unit(u) => u as u8,
-                        Via::Cell => unreachable!("X links only"),
-                    };
-                    *slot = (p, u);
+                for (slot, &(p, _)) in self.ons[k].iter_mut().zip(&ons) {
+                    *slot = p;
                 }
             }
         }
     }
 
-    /// As [`on_to_off`], from the lists.
-    fn on_to_off(&self, board: &Board, pot: Pot, y: bool, out: &mut Vec<Pot>) {
-        out.clear();
+    /// As [`on_to_off`], from the lists, as an iterator (nothing copied).
+    #[inline]
+    fn offs_of_on(&self, board: &Board, pot: Pot, y: bool) -> impl Iterator<Item = Pot> + '_ {
         let (cell, d) = (pot.cell(), pot.digit());
-        if y {
-            for v in digits(board.cands(cell) & !bit(d)) {
-                out.push(Pot::new(cell, v, false));
-            }
-        }
+        let others = if y { board.cands(cell) & !bit(d) } else { 0 };
         let (at, len) = self.off_at[cell as usize * 9 + d as usize - 1];
-        out.extend_from_slice(&self.offs[at as usize..at as usize + len as usize]);
+        let peers = &self.offs[at as usize..at as usize + len as usize];
+        digits(others)
+            .map(move |v| Pot::new(cell, v, false))
+            .chain(peers.iter().copied())
+    }
+
+    /// As [`off_to_on`], from the lists, the "on"s only, as an iterator.
+    #[inline]
+    fn ons_of_off(
+        &self,
+        board: &Board,
+        pot: Pot,
+        y: bool,
+        x: bool,
+    ) -> impl Iterator<Item = Pot> + '_ {
+        let (cell, d) = (pot.cell(), pot.digit());
+        let cands = board.cands(cell);
+        let partner = (y && cands.count_ones() == 2)
+            .then(|| Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true));
+        let k = cell as usize * 9 + d as usize - 1;
+        let in_units = if x { self.ons_len[k] as usize } else { 0 };
+        partner
+            .into_iter()
+            .chain(self.ons[k][..in_units].iter().copied())
     }
 
     /// True when `pot`'s candidate, off, implies an "on" by these links
@@ -357,27 +372,6 @@ impl Links {
         (y && board.cands(cell).count_ones() == 2)
             || (x && self.ons_len[cell as usize * 9 + d as usize - 1] != 0)
     }
-
-    /// As [`off_to_on`], from the lists.
-    fn off_to_on(&self, board: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>) {
-        out.clear();
-        let (cell, d) = (pot.cell(), pot.digit());
-        if y {
-            let cands = board.cands(cell);
-            if cands.count_ones() == 2 {
-                out.push((
-                    Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true),
-                    Via::Cell,
-                ));
-            }
-        }
-        if x {
-            let k = cell as usize * 9 + d as usize - 1;
-            for &(p, u) in &self.ons[k][..self.ons_len[k] as usize] {
-                out.push((p, Via::Unit(u as usize)));
-            }
-        }
-    }
 }
 
 /// Buffers a breadth-first search reuses from one start to the next.
@@ -385,8 +379,6 @@ impl Links {
 struct Scratch {
     on: Vec<NodeId>,
     off: Vec<NodeId>,
-    offs: Vec<Pot>,
-    ons: Vec<(Pot, Via)>,
     /// A cycle search's pending "off"s: (candidate, parent, node).
     off_visits: Vec<(Pot, NodeId, NodeId)>,
 }
@@ -748,8 +740,6 @@ impl Chains {
         let Scratch {
             on: pending_on,
             off_visits: pending_off,
-            offs,
-            ons,
             ..
         } = &mut self.scratch;
         pending_on.clear();
@@ -760,8 +750,7 @@ impl Chains {
         // ones whose repeats can close a cycle.
         let mut leads_to_start = [0u64; POTS.div_ceil(64)];
         let start_off = start_pot.flipped();
-        links.off_to_on(board, start_off, y, x, ons);
-        for &(partner, _) in ons.iter() {
+        for partner in links.ons_of_off(board, start_off, y, x) {
             let i = partner.flipped().0 as usize;
             leads_to_start[i / 64] |= 1 << (i % 64);
         }
@@ -776,8 +765,7 @@ impl Chains {
                 break;
             }
             for &p in pending_on.iter() {
-                links.on_to_off(board, arena.pot(p), y, offs);
-                for &pot in offs.iter() {
+                for pot in links.offs_of_on(board, arena.pot(p), y) {
                     if to_off.contains(pot) {
                         let i = pot.0 as usize;
                         if cycling && leads_to_start[i / 64] & (1 << (i % 64)) != 0 {
@@ -816,8 +804,7 @@ impl Chains {
                     cycling = cycle_removals(arena, board, dst).is_empty();
                     continue;
                 }
-                links.off_to_on(board, off, y, x, ons);
-                for &(pot, _) in ons.iter() {
+                for pot in links.ons_of_off(board, off, y, x) {
                     if pot == start_pot && length >= 4 && cycling {
                         let n = arena.child(pot, node);
                         found.push(n);
@@ -1263,8 +1250,6 @@ fn forcing_from_off(
     let Scratch {
         on: pending_on,
         off: pending_off,
-        offs,
-        ons,
         ..
     } = scratch;
     pending_on.clear();
@@ -1279,8 +1264,7 @@ fn forcing_from_off(
             return None;
         }
         for &p in pending_off.iter() {
-            links.off_to_on(board, arena.pot(p), y, true, ons);
-            for &(pot, _) in ons.iter() {
+            for pot in links.ons_of_off(board, arena.pot(p), y, true) {
                 if pot == target {
                     return Some(arena.child(pot, p));
                 }
@@ -1300,8 +1284,7 @@ fn forcing_from_off(
             return None;
         }
         for &p in pending_on.iter() {
-            links.on_to_off(board, arena.pot(p), y, offs);
-            for &pot in offs.iter() {
+            for pot in links.offs_of_on(board, arena.pot(p), y) {
                 if !to_off.contains(pot) && links.leads_on(board, pot, y, true) {
                     let n = arena.child(pot, p);
                     pending_off.push(n);
