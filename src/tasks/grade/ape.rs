@@ -79,8 +79,14 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
             continue; // the third cell's excluders only narrow these
         }
         // Third cells: base cells among the first's excluders, then among
-        // the second's (each in cell order).
-        let third = cells_of(ex0).chain(cells_of(ex1 & !ex0));
+        // the second's (each in cell order); near a change, unless one of
+        // the pair is.
+        let thirds = if near & (1 << c0 | 1 << c1) == 0 {
+            near
+        } else {
+            u128::MAX
+        };
+        let third = cells_of(ex0 & thirds).chain(cells_of(ex1 & !ex0 & thirds));
         for c2 in third {
             if c2 == c0 || c2 == c1 || index[c2 as usize] == usize::MAX {
                 continue;
