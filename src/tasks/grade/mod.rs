@@ -557,12 +557,16 @@ impl PathMemory {
 fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
     // Those of LOCAL by their place there.
     singles::hidden_single(board)
+        // Direct pointing and claiming, direct hidden pair.
         .or_else(|| memory.local(board, 0..2))
         .or_else(|| singles::naked_single(board))
+        // Direct hidden triple ... hidden triple, XY- and XYZ-wing.
         .or_else(|| memory.local(board, 2..12))
         .or_else(|| loops::unique_loop(board))
+        // Naked quad, jellyfish, hidden quad.
         .or_else(|| memory.local(board, 12..15))
         .or_else(|| bug::bug(board))
+        // Aligned pair exclusion.
         .or_else(|| memory.local(board, 15..16))
         .or_else(|| {
             let solution = memory.solution.as_ref();
@@ -571,6 +575,7 @@ fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
                 .get_or_insert_with(|| chains::Chains::knowing(solution));
             chains.cycles_and_forcing_chains(board)
         })
+        // Aligned triplet exclusion.
         .or_else(|| memory.local(board, 16..17))
         .or_else(|| {
             let chains = memory.chains.as_mut().expect("made above");
