@@ -450,11 +450,13 @@ impl Changed {
 }
 
 /// The producers that need only search where the board has changed since
-/// they last found nothing: each stands on one unit's cells, one digit's
-/// places, or a few cells that see each other (so a new hint has a cell
-/// changed or next to a change).
+/// they last found nothing: each stands on one cell, one unit's cells, one
+/// digit's places, or a few cells that see each other (so a new hint has
+/// a cell changed or next to a change).
 #[derive(Clone, Copy)]
 enum Local {
+    HiddenSingle,
+    NakedSingle,
     LockedCandidates { direct: bool },
     HiddenSet { k: u32, direct: bool },
     NakedSet { k: u32 },
@@ -465,9 +467,11 @@ enum Local {
 }
 
 /// Those producers, in SE's order (see [`next_step`] for the others).
-const LOCAL: [Local; 17] = [
+const LOCAL: [Local; 19] = [
+    Local::HiddenSingle,
     Local::LockedCandidates { direct: true },
     Local::HiddenSet { k: 2, direct: true },
+    Local::NakedSingle,
     Local::HiddenSet { k: 3, direct: true },
     Local::LockedCandidates { direct: false },
     Local::NakedSet { k: 2 },
@@ -498,6 +502,8 @@ impl Local {
     /// The first hint, searched where the board `changed`.
     fn search(self, board: &Board, changed: Changed) -> Option<Step> {
         match self {
+            Local::HiddenSingle => singles::hidden_single(board, changed.units),
+            Local::NakedSingle => singles::naked_single(board, changed.cells),
             Local::LockedCandidates { direct } => {
                 intersections::locked_candidates(board, direct, changed.digits)
             }
@@ -556,18 +562,15 @@ impl PathMemory {
 /// The next step: the producers in SE's order, the first hint found.
 fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
     // Those of LOCAL by their place there.
-    singles::hidden_single(board)
-        // Direct pointing and claiming, direct hidden pair.
-        .or_else(|| memory.local(board, 0..2))
-        .or_else(|| singles::naked_single(board))
-        // Direct hidden triple ... hidden triple, XY- and XYZ-wing.
-        .or_else(|| memory.local(board, 2..12))
+    // Hidden single ... hidden triple, XY- and XYZ-wing.
+    memory
+        .local(board, 0..14)
         .or_else(|| loops::unique_loop(board))
         // Naked quad, jellyfish, hidden quad.
-        .or_else(|| memory.local(board, 12..15))
+        .or_else(|| memory.local(board, 14..17))
         .or_else(|| bug::bug(board))
         // Aligned pair exclusion.
-        .or_else(|| memory.local(board, 15..16))
+        .or_else(|| memory.local(board, 17..18))
         .or_else(|| {
             let solution = memory.solution.as_ref();
             let chains = memory
@@ -576,7 +579,7 @@ fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
             chains.cycles_and_forcing_chains(board)
         })
         // Aligned triplet exclusion.
-        .or_else(|| memory.local(board, 16..17))
+        .or_else(|| memory.local(board, 18..19))
         .or_else(|| {
             let chains = memory.chains.as_mut().expect("made above");
             chains

@@ -2,7 +2,7 @@
 //! last empty cell of a unit is rated lower), and a cell with one
 //! candidate left (naked single).
 
-use super::board::Board;
+use super::board::{cells_of, Board};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
 
@@ -22,10 +22,11 @@ pub const SCAN_ORDER: [usize; 27] = {
 
 /// The first hidden single in SE's order: units with one empty cell left
 /// first (1.0, in scan order), then the other units (1.2 in a box, 1.5 in
-/// a row or column), each unit's digits from 1 to 9.
-pub fn hidden_single(board: &Board) -> Option<Step> {
+/// a row or column), each unit's digits from 1 to 9. Only the units of
+/// `units` (bit `u`) are searched: a single stands on its unit alone.
+pub fn hidden_single(board: &Board, units: u32) -> Option<Step> {
     for alone in [true, false] {
-        for &u in &SCAN_ORDER {
+        for &u in SCAN_ORDER.iter().filter(|&&u| units & (1 << u) != 0) {
             // The unit's empty cells, counted once a digit has one place.
             let mut empty = None;
             for d in 1..=9 {
@@ -62,10 +63,14 @@ pub fn hidden_single(board: &Board) -> Option<Step> {
     None
 }
 
-/// The first cell (in cell order) with one candidate left (2.3).
-pub fn naked_single(board: &Board) -> Option<Step> {
-    board.empty_cells().find_map(|cell| {
+/// The first cell (in cell order) with one candidate left (2.3), among
+/// `cells` (bit `c` for cell `c`).
+pub fn naked_single(board: &Board, cells: u128) -> Option<Step> {
+    cells_of(cells).find_map(|cell| {
         let m = board.cands(cell);
+        if board.value(cell) != 0 {
+            return None;
+        }
         (m.count_ones() == 1).then(|| {
             Step::placing(
                 Technique::NakedSingle,
@@ -90,7 +95,7 @@ mod tests {
             *b"12345678.........................................................................";
         line[9] = b'.';
         let board = Board::new(&Grid::parse_line(&line).unwrap());
-        let step = hidden_single(&board).unwrap();
+        let step = hidden_single(&board, u32::MAX).unwrap();
         assert_eq!(step.technique, Technique::FullHouse);
         assert_eq!(step.rating, 10);
         assert_eq!(step.placed, Some((8, 9)));
