@@ -99,7 +99,7 @@ pub const UNIT_CELLS: [[u8; 9]; 27] = unit_cells();
 /// The 20 peers (same row, column or box) of each cell, in cell order.
 pub static PEERS: [[u8; 20]; CELLS] = peers();
 
-const fn peers() -> [[u8; 20]; CELLS] {
+pub(crate) const fn peers() -> [[u8; 20]; CELLS] {
     let mut t = [[0u8; 20]; CELLS];
     let mut i = 0;
     while i < CELLS {

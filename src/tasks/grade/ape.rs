@@ -93,7 +93,7 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
             }
             let ex2 = bases[index[c2 as usize]].1;
             let shared = ex0 & ex1 & ex2;
-            if shared.count_ones() < 2 || near & (1 << c0 | 1 << c1 | 1 << c2) == 0 {
+            if shared.count_ones() < 2 {
                 continue;
             }
             let cells = [c0, c1, c2];

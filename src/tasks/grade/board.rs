@@ -4,7 +4,7 @@
 //! none and is taken from the cell's 20 peers.
 
 pub use crate::puzzle::grid::PEERS;
-use crate::puzzle::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
+use crate::puzzle::grid::{peers, Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
 
 /// All nine candidates.
 pub const ALL: u16 = 0x1ff;
@@ -49,26 +49,21 @@ mod tests {
     }
 }
 
-/// Each cell's 20 peers as a cell mask (bit `c` for cell `c`).
-pub const PEER_MASKS: [u128; CELLS] = peer_masks();
-
-const fn peer_masks() -> [u128; CELLS] {
+/// Each cell's 20 peers ([`PEERS`]) as a cell mask (bit `c` for cell `c`).
+pub const PEER_MASKS: [u128; CELLS] = {
+    let lists = peers();
     let mut t = [0u128; CELLS];
-    let mut a = 0;
-    while a < CELLS {
-        let mut b = 0;
-        while b < CELLS {
-            if a != b
-                && (ROW_OF[a] == ROW_OF[b] || COL_OF[a] == COL_OF[b] || BOX_OF[a] == BOX_OF[b])
-            {
-                t[a] |= 1 << b;
-            }
-            b += 1;
+    let mut cell = 0;
+    while cell < CELLS {
+        let mut k = 0;
+        while k < 20 {
+            t[cell] |= 1 << lists[cell][k];
+            k += 1;
         }
-        a += 1;
+        cell += 1;
     }
     t
-}
+};
 
 /// The cells of a cell mask, in order.
 pub fn cells_of(mut mask: u128) -> impl Iterator<Item = u8> {

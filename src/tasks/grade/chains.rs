@@ -630,15 +630,9 @@ impl Chains {
         } else {
             0
         };
-        // With the solution known, only the forcing chain that can exist
-        // is sought: one from "on" to "off" proves the candidate false,
-        // one from "off" to "on" proves it true, and every link holds in
-        // the solution.
-        let (on_limit, off_limit) = match self.solution.map(|s| s[cell as usize] == d) {
-            Some(true) => (0, chain_limit),
-            Some(false) => (chain_limit, 0),
-            None => (chain_limit, chain_limit),
-        };
+        let (from_on, from_off) = self.can_prove(cell, d);
+        let on_limit = if from_on { chain_limit } else { 0 };
+        let off_limit = if from_off { chain_limit } else { 0 };
         let order = (((pass as u64 * 81 + cell as u64) * 9 + d as u64 - 1) * 3) << 32;
         // A cycle has four nodes or more; a forcing chain two or more.
         if cycle_limit < 4 && on_limit < 2 && off_limit < 2 {
@@ -683,6 +677,19 @@ impl Chains {
         }
         self.cycles_found = cycles;
         self.chains_found = chains;
+    }
+
+    /// Which contradictions about candidate `d` of `cell` can exist: (its
+    /// "on" leading to its "off", which proves it false; its "off" leading
+    /// to its "on", which proves it true). Both unless the solution is
+    /// known: every link holds in the solution, so only the one that
+    /// proves the truth can.
+    fn can_prove(&self, cell: u8, d: u8) -> (bool, bool) {
+        match self.solution.map(|s| s[cell as usize] == d) {
+            Some(true) => (false, true),
+            Some(false) => (true, false),
+            None => (true, true),
+        }
     }
 
     /// The largest length (complexity) a hint of this base rating and kind
@@ -988,14 +995,11 @@ impl Chains {
         let p_on = Pot::new(cell, d, true);
         let start = self.arena.root(p_on);
         self.sets[on].insert(p_on, start);
-        // Nishio seeks only contradictions: with the solution known, only
-        // the one that can exist (from "on" for a false candidate, from
-        // "off" for a true one; every link holds in the solution).
-        let truth = self.solution.map(|s| s[cell as usize] == d);
-        let (from_on, from_off) = match (mode.nishio, truth) {
-            (true, Some(true)) => (false, true),
-            (true, Some(false)) => (true, false),
-            _ => (true, true),
+        // Nishio seeks only contradictions, so only those that can exist.
+        let (from_on, from_off) = if mode.nishio {
+            self.can_prove(cell, d)
+        } else {
+            (true, true)
         };
         let absurd = if from_on {
             self.chain(board, on, off, mode)

@@ -64,13 +64,10 @@ pub fn hidden_single(board: &Board, units: u32) -> Option<Step> {
 }
 
 /// The first cell (in cell order) with one candidate left (2.3), among
-/// `cells` (bit `c` for cell `c`).
+/// `cells` (bit `c` for cell `c`). A placed cell has no candidates.
 pub fn naked_single(board: &Board, cells: u128) -> Option<Step> {
     cells_of(cells).find_map(|cell| {
         let m = board.cands(cell);
-        if board.value(cell) != 0 {
-            return None;
-        }
         (m.count_ones() == 1).then(|| {
             Step::placing(
                 Technique::NakedSingle,
