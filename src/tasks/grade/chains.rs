@@ -693,13 +693,16 @@ impl Chains {
     }
 
     /// The largest length (complexity) a hint of this base rating and kind
-    /// may have and still come before the best found so far.
+    /// may have and still come before the best found so far, when found
+    /// by a later search: a tie in (rating, length, kind) goes to the
+    /// earlier, so only a strictly smaller key can come first.
     fn complexity_limit(&self, base: f64, kind: Kind) -> u32 {
-        if self.best.is_none() {
+        let Some(best) = &self.best else {
             return u32::MAX;
-        }
+        };
+        let best_key = sort_key(best.rating, best.complexity, best.kind);
         let mut c = 0;
-        while c < 1 << 16 && self.wanted(base + length_bonus(c + 1), c + 1, kind) {
+        while c < 1 << 16 && sort_key(base + length_bonus(c + 1), c + 1, kind) < best_key {
             c += 1;
         }
         c
