@@ -764,6 +764,8 @@ impl Chains {
             let i = partner.flipped().0 as usize;
             leads_to_start[i / 64] |= 1 << (i % 64);
         }
+        // No strong link at the start: no cycle can close.
+        cycling &= leads_to_start.iter().any(|&w| w != 0);
         // `length`: the depth of the nodes a layer makes (a cycle closing
         // there has that many nodes; a forcing chain one more).
         let mut length = 0;
