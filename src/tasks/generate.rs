@@ -405,7 +405,9 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
         .map(|i| i as u8)
         .collect();
     order.shuffle(&mut rng);
-    let mut cells = *solution.cells();
+    // The puzzle as it stands, changed in place (no grid rebuilt, and
+    // checked, for each trial).
+    let mut puzzle = solution;
     let mut units = UnitDigits::full();
     let unavoidable = small_unavoidable_sets(&solution);
     // The clues as a cell set, to test the unavoidable sets against.
@@ -422,9 +424,9 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
             }
             continue;
         }
-        let (vi, vj) = (cells[i], cells[j]);
-        cells[i] = 0;
-        cells[j] = 0;
+        let (vi, vj) = (solution.cells()[i], solution.cells()[j]);
+        puzzle.set(i / 9, i % 9, 0);
+        puzzle.set(j / 9, j % 9, 0);
         units.remove(i, vi);
         if i != j {
             units.remove(j, vj);
@@ -442,15 +444,14 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
         } else if forced(i, vi, &units) && (i == j || forced(j, vj, &units)) {
             false
         } else {
-            let trial = Grid::from_cells(cells).expect("cells are digits");
             // A second solution must differ from `solution` in a removed
             // cell.
-            solver.solvable_without(&trial, i, vi)
-                || (i != j && solver.solvable_without(&trial, j, vj))
+            solver.solvable_without(&puzzle, i, vi)
+                || (i != j && solver.solvable_without(&puzzle, j, vj))
         };
         if needed {
-            cells[i] = vi;
-            cells[j] = vj;
+            puzzle.set(i / 9, i % 9, vi);
+            puzzle.set(j / 9, j % 9, vj);
             units.restore(i, vi);
             units.restore(j, vj);
             clue_set |= 1 << i | 1 << j;
@@ -466,7 +467,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
         // each once, so that no clue at all can go (the symmetry is kept
         // wherever that allows).
         let mut singles: Vec<u8> = (0..CELLS as u8)
-            .filter(|&i| cells[i as usize] != 0)
+            .filter(|&i| puzzle.cells()[i as usize] != 0)
             .collect();
         singles.shuffle(&mut rng);
         for &i in &singles {
@@ -474,18 +475,16 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
                 break;
             }
             let i = i as usize;
-            let v = cells[i];
-            cells[i] = 0;
+            let v = solution.cells()[i];
+            puzzle.set(i / 9, i % 9, 0);
             units.remove(i, v);
             clue_set &= !(1 << i);
             let needed = !units.forces_naked(i, v)
                 && (bare(clue_set)
-                    || !units.forces_hidden(clue_set, i, v) && {
-                        let trial = Grid::from_cells(cells).expect("cells are digits");
-                        solver.solvable_without(&trial, i, v)
-                    });
+                    || !units.forces_hidden(clue_set, i, v)
+                        && solver.solvable_without(&puzzle, i, v));
             if needed {
-                cells[i] = v;
+                puzzle.set(i / 9, i % 9, v);
                 units.restore(i, v);
                 clue_set |= 1 << i;
             } else {
@@ -493,10 +492,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
             }
         }
     }
-    Generated {
-        puzzle: Grid::from_cells(cells).expect("cells are digits"),
-        solution,
-    }
+    Generated { puzzle, solution }
 }
 
 #[cfg(test)]
