@@ -20,6 +20,7 @@
 use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS};
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, UNIT_CELLS};
+use std::collections::VecDeque;
 
 /// A candidate and a state: `((cell * 9 + digit - 1) << 1) | on`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -381,6 +382,11 @@ struct Scratch {
     off: Vec<NodeId>,
     /// A cycle search's pending "off"s: (candidate, parent, node).
     off_visits: Vec<(Pot, NodeId, NodeId)>,
+    /// [`Chains::chain`]'s queues and link lists.
+    queue_on: VecDeque<NodeId>,
+    queue_off: VecDeque<NodeId>,
+    offs: Vec<Pot>,
+    ons: Vec<(Pot, Via)>,
 }
 
 /// The search state: the nodes, the sets a search fills, and a working
@@ -1142,24 +1148,28 @@ impl Chains {
         mode: Mode,
     ) -> Option<(NodeId, NodeId)> {
         let mut work = board.clone();
-        let mut pending_on: std::collections::VecDeque<NodeId> = self.sets[on]
-            .order
-            .iter()
-            .map(|&p| self.sets[on].get(p).expect("listed"))
-            .collect();
-        let mut pending_off: std::collections::VecDeque<NodeId> = self.sets[off]
-            .order
-            .iter()
-            .map(|&p| self.sets[off].get(p).expect("listed"))
-            .collect();
-        let (mut offs, mut ons) = (Vec::new(), Vec::new());
+        let Scratch {
+            queue_on: pending_on,
+            queue_off: pending_off,
+            offs,
+            ons,
+            ..
+        } = &mut self.scratch;
+        pending_on.clear();
+        pending_off.clear();
+        for (queue, set) in [
+            (&mut *pending_on, &self.sets[on]),
+            (&mut *pending_off, &self.sets[off]),
+        ] {
+            queue.extend(set.order.iter().map(|&p| set.get(p).expect("listed")));
+        }
         let (to_on, to_off) = pair(&mut self.sets, on, off);
         let arena = &mut self.arena;
         let source = mode.dynamic.then_some(board);
         loop {
             if let Some(p) = pending_on.pop_front() {
-                on_to_off(&work, arena.pot(p), mode.y, &mut offs);
-                for &pot in &offs {
+                on_to_off(&work, arena.pot(p), mode.y, offs);
+                for &pot in offs.iter() {
                     if let Some(c) = to_on.get(pot.flipped()) {
                         return Some((c, arena.child(pot, p)));
                     }
@@ -1172,10 +1182,10 @@ impl Chains {
                 continue;
             }
             if let Some(p) = pending_off.pop_front() {
-                off_to_on(&work, arena.pot(p), mode.y, true, &mut ons);
+                off_to_on(&work, arena.pot(p), mode.y, true, ons);
                 // (The nodes' hidden parents are read before `p` itself
                 // leaves the working grid.)
-                for &(pot, via) in &ons {
+                for &(pot, via) in ons.iter() {
                     if let Some(c) = to_off.get(pot.flipped()) {
                         return Some((on_node(arena, &work, source, to_off, p, pot, via), c));
                     }
