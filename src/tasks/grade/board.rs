@@ -65,6 +65,22 @@ pub const PEER_MASKS: [u128; CELLS] = {
     t
 };
 
+/// Each unit's nine cells as a cell mask (units numbered as in
+/// [`UNIT_CELLS`]).
+pub const UNIT_MASKS: [u128; 27] = {
+    let mut t = [0u128; 27];
+    let mut u = 0;
+    while u < 27 {
+        let mut k = 0;
+        while k < 9 {
+            t[u] |= 1 << UNIT_CELLS[u][k];
+            k += 1;
+        }
+        u += 1;
+    }
+    t
+};
+
 /// The cells of a cell mask, in order.
 pub fn cells_of(mut mask: u128) -> impl Iterator<Item = u8> {
     std::iter::from_fn(move || {

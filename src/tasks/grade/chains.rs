@@ -17,7 +17,7 @@
 //! and keeps the first hint of the lowest (rating, length, kind) as SE's
 //! stable sort does.
 
-use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS};
+use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS, UNIT_MASKS};
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, UNIT_CELLS};
 use std::collections::VecDeque;
@@ -1343,17 +1343,12 @@ fn on_to_off(grid: &Board, pot: Pot, y: bool, out: &mut Vec<Pot>) {
             out.push(Pot::new(cell, v, false));
         }
     }
-    let mut added: u128 = 1 << cell;
-    for u in units_of(cell) {
-        let mut places = grid.positions(u, d);
-        while places != 0 {
-            let c = UNIT_CELLS[u][places.trailing_zeros() as usize];
-            places &= places - 1;
-            if added & (1 << c) == 0 {
-                added |= 1 << c;
-                out.push(Pot::new(c, d, false));
-            }
-        }
+    // A unit's cells come in cell order, so the box's, then the row's and
+    // the column's outside the box.
+    let [in_box, row, column] = units_of(cell).map(|u| UNIT_MASKS[u]);
+    let others = grid.cells_with(d) & !(1 << cell);
+    for mask in [in_box, row & !in_box, column & !in_box] {
+        out.extend(cells_of(others & mask).map(|c| Pot::new(c, d, false)));
     }
 }
 
@@ -1384,20 +1379,15 @@ fn off_to_on(grid: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>
         }
     }
     if x {
-        for (u, own) in units_of(cell).into_iter().zip(places_in_units(cell)) {
-            let others = grid.positions(u, d) & !(1 << own);
-            if others.count_ones() == 1 {
-                let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
+        let others = grid.cells_with(d) & !(1 << cell);
+        for u in units_of(cell) {
+            let in_unit = others & UNIT_MASKS[u];
+            if in_unit.count_ones() == 1 {
+                let other = in_unit.trailing_zeros() as u8;
                 out.push((Pot::new(other, d, true), Via::Unit(u)));
             }
         }
     }
-}
-
-/// The place of `cell` in each of its box, row and column.
-fn places_in_units(cell: u8) -> [u8; 3] {
-    let (r, c) = (cell / 9, cell % 9);
-    [(r % 3) * 3 + c % 3, c, r]
 }
 
 /// The node of an "on" reached from `parent` by `via`. In dynamic chains
@@ -1453,15 +1443,6 @@ mod tests {
         // SE's doubles: 6.6 + 0.1 is just under 6.7, and prints 6.7.
         assert!(6.6 + length_bonus(7) < 6.7);
         assert_eq!(tenths(6.6 + length_bonus(7)), 67);
-    }
-
-    #[test]
-    fn places_in_units_name_the_cell() {
-        for cell in 0..81u8 {
-            for (u, k) in units_of(cell).into_iter().zip(places_in_units(cell)) {
-                assert_eq!(UNIT_CELLS[u][k as usize], cell);
-            }
-        }
     }
 
     #[test]
