@@ -413,6 +413,63 @@ pub struct Chains {
     /// The puzzle's solution, when known: it tells which of a candidate's
     /// two forcing chains cannot exist.
     solution: Option<[u8; 81]>,
+    /// What chains from one candidate "on" found, kept through one call
+    /// of multiple or dynamic chains (see [`Chains::chain_from_on`]).
+    remembered: Remembered,
+}
+
+/// Chains from a single candidate "on", kept for the rest of one search
+/// over the board: a region chain follows each other place of the digit
+/// on, and the same candidate's own cell chain does again, from the same
+/// board, so the same search would be made up to four times. The nodes
+/// stay in the arena meanwhile.
+#[derive(Default)]
+struct Remembered {
+    /// Per candidate (`cell * 9 + digit - 1`), its entry in `chains`.
+    at: Vec<u16>,
+    chains: Vec<RememberedChain>,
+    used: usize,
+}
+
+#[derive(Default)]
+struct RememberedChain {
+    on: Vec<(Pot, NodeId)>,
+    off: Vec<(Pot, NodeId)>,
+    absurd: Option<(NodeId, NodeId)>,
+}
+
+impl Remembered {
+    const NONE: u16 = u16::MAX;
+
+    fn forget(&mut self) {
+        self.at.clear();
+        self.at.resize(729, Self::NONE);
+        self.used = 0;
+    }
+
+    fn get(&self, pot: Pot) -> Option<&RememberedChain> {
+        let k = (pot.0 >> 1) as usize;
+        let at = *self.at.get(k)?;
+        (at != Self::NONE).then(|| &self.chains[at as usize])
+    }
+
+    fn keep(&mut self, pot: Pot, on: &PotSet, off: &PotSet, absurd: Option<(NodeId, NodeId)>) {
+        if self.used == self.chains.len() {
+            self.chains.push(RememberedChain::default());
+        }
+        let entry = &mut self.chains[self.used];
+        entry.on.clear();
+        entry
+            .on
+            .extend(on.order.iter().map(|&p| (p, on.slot[p.0 as usize])));
+        entry.off.clear();
+        entry
+            .off
+            .extend(off.order.iter().map(|&p| (p, off.slot[p.0 as usize])));
+        entry.absurd = absurd;
+        self.at[(pot.0 >> 1) as usize] = self.used as u16;
+        self.used += 1;
+    }
 }
 
 // Indices of the sets in `Chains::sets`.
@@ -518,6 +575,7 @@ impl Chains {
             order: 0,
             x_quiet: [None; 9],
             y_quiet: None,
+            remembered: Remembered::default(),
         }
     }
 
@@ -905,6 +963,8 @@ impl Chains {
     fn multiple_chains(&mut self, board: &Board, mode: Mode) -> Option<Step> {
         self.best = None;
         self.order = 0;
+        self.arena.clear();
+        self.remembered.forget();
         for cell in 0..81u8 {
             let n = board.cands(cell).count_ones();
             if n > 2 || (n > 1 && mode.dynamic) {
@@ -915,7 +975,10 @@ impl Chains {
     }
 
     fn chains_of_cell(&mut self, board: &Board, cell: u8, mode: Mode) {
-        self.arena.clear();
+        if mode.nishio {
+            // No chain is searched twice (no region chains): nothing kept.
+            self.arena.clear();
+        }
         let cands = board.cands(cell);
         let n = cands.count_ones();
         let mut first = true;
@@ -1004,8 +1067,6 @@ impl Chains {
     fn binary(&mut self, board: &Board, cell: u8, d: u8, mode: Mode, double: bool, contra: bool) {
         let (on, off) = (VALUE_ON + d as usize - 1, VALUE_OFF + d as usize - 1);
         let p_on = Pot::new(cell, d, true);
-        let start = self.arena.root(p_on);
-        self.sets[on].insert(p_on, start);
         // Nishio seeks only contradictions, so only those that can exist.
         let (from_on, from_off) = if mode.nishio {
             self.can_prove(cell, d)
@@ -1013,8 +1074,10 @@ impl Chains {
             (true, true)
         };
         let absurd = if from_on {
-            self.chain(board, on, off, mode)
+            self.chain_from_on(board, p_on, on, off, mode)
         } else {
+            let start = self.arena.root(p_on);
+            self.sets[on].insert(p_on, start);
             None
         };
         let (technique, kind) = if mode.nishio {
@@ -1106,12 +1169,7 @@ impl Chains {
                 let other = UNIT_CELLS[u][k];
                 let (son, soff) = (POS_ON + slot, POS_OFF + slot);
                 slot += 1;
-                self.sets[son].clear();
-                self.sets[soff].clear();
-                let p = Pot::new(other, d, true);
-                let root = self.arena.root(p);
-                self.sets[son].insert(p, root);
-                self.chain(board, son, soff, mode);
+                self.chain_from_on(board, Pot::new(other, d, true), son, soff, mode);
                 let [a, b] = self.two_sets(REGION_ON, son);
                 a.retain_in(b);
                 let [a, b] = self.two_sets(REGION_OFF, soff);
@@ -1135,6 +1193,45 @@ impl Chains {
                 }
             }
         }
+    }
+
+    /// The chain from `pot` alone, on: the sets `on` and `off` filled as
+    /// [`Chains::chain`] fills them from it, and its contradiction. Outside
+    /// Nishio (whose chains are each searched once) the result is kept
+    /// for the rest of the search over this board, and given again.
+    fn chain_from_on(
+        &mut self,
+        board: &Board,
+        pot: Pot,
+        on: usize,
+        off: usize,
+        mode: Mode,
+    ) -> Option<(NodeId, NodeId)> {
+        self.sets[on].clear();
+        self.sets[off].clear();
+        if !mode.nishio {
+            if let Some(kept) = self.remembered.get(pot) {
+                let [to_on, to_off] = {
+                    let (a, b) = pair(&mut self.sets, on, off);
+                    [a, b]
+                };
+                for &(p, n) in &kept.on {
+                    to_on.insert(p, n);
+                }
+                for &(p, n) in &kept.off {
+                    to_off.insert(p, n);
+                }
+                return kept.absurd;
+            }
+        }
+        let start = self.arena.root(pot);
+        self.sets[on].insert(pot, start);
+        let absurd = self.chain(board, on, off, mode);
+        if !mode.nishio {
+            let (to_on, to_off) = pair(&mut self.sets, on, off);
+            self.remembered.keep(pot, to_on, to_off, absurd);
+        }
+        absurd
     }
 
     /// Completes the sets `on` and `off` with all they imply: pending "on"s
