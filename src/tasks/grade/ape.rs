@@ -66,8 +66,10 @@ pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
 pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
     let bases = base_cells(board, 3);
     let mut index = [usize::MAX; 81];
+    let mut base_mask = 0u128;
     for (k, &(cell, _)) in bases.iter().enumerate() {
         index[cell as usize] = k;
+        base_mask |= 1 << cell;
     }
     if bases.len() < 3 {
         return None;
@@ -75,7 +77,8 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
     for (i, j) in pairs(bases.len()) {
         let (c0, ex0) = bases[i];
         let (c1, ex1) = bases[j];
-        if (ex0 & ex1).count_ones() < 2 {
+        let shared01 = ex0 & ex1;
+        if shared01.count_ones() < 2 {
             continue; // the third cell's excluders only narrow these
         }
         // Third cells: base cells among the first's excluders, then among
@@ -85,14 +88,12 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
             near
         } else {
             u128::MAX
-        };
+        } & base_mask
+            & !(1 << c0 | 1 << c1);
         let third = cells_of(ex0 & thirds).chain(cells_of(ex1 & !ex0 & thirds));
         for c2 in third {
-            if c2 == c0 || c2 == c1 || index[c2 as usize] == usize::MAX {
-                continue;
-            }
             let ex2 = bases[index[c2 as usize]].1;
-            let shared = ex0 & ex1 & ex2;
+            let shared = shared01 & ex2;
             if shared.count_ones() < 2 {
                 continue;
             }
@@ -138,20 +139,22 @@ fn triplet_exclusions(board: &Board, cells: [u8; 3], common: u128) -> Option<Vec
         !repeated && excluders.iter().all(|&m| m & !chosen != 0)
     };
     // A digit of a cell is kept when some allowed choice gives it that
-    // digit: sought digit by digit, to the first such choice.
+    // digit: every choice is looked at, but only while it could keep a
+    // digit not kept yet, and only until all are.
     let mut keep = [0u16; 3];
-    for k in 0..3 {
-        let (a, b) = ((k + 1) % 3, (k + 2) % 3);
-        for d in digits(masks[k]) {
-            let kept = digits(masks[a]).any(|da| {
-                digits(masks[b]).any(|db| {
-                    let mut choice = [0u8; 3];
-                    (choice[k], choice[a], choice[b]) = (d, da, db);
-                    allowed(choice)
-                })
-            });
-            if kept {
-                keep[k] |= 1 << (d - 1);
+    'all: for d0 in digits(masks[0]) {
+        for d1 in digits(masks[1]) {
+            for d2 in digits(masks[2]) {
+                let bits = [1u16 << (d0 - 1), 1 << (d1 - 1), 1 << (d2 - 1)];
+                let adds = (0..3).any(|k| keep[k] & bits[k] == 0);
+                if adds && allowed([d0, d1, d2]) {
+                    for k in 0..3 {
+                        keep[k] |= bits[k];
+                    }
+                    if keep == masks {
+                        break 'all;
+                    }
+                }
             }
         }
     }
