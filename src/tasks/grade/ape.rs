@@ -94,7 +94,7 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
         for c2 in third {
             let ex2 = bases[index[c2 as usize]].1;
             let shared = shared01 & ex2;
-            if shared.count_ones() < 2 {
+            if shared.count_ones() < 2 || met_before(c0, c1, c2, ex0, ex1, ex2) {
                 continue;
             }
             let cells = [c0, c1, c2];
@@ -111,6 +111,24 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
         }
     }
     None
+}
+
+/// True when the triplet of base cells `c0 < c1` (the pair) and `c2`
+/// (the third, with the excluders `ex0`, `ex1`, `ex2`) was met earlier in
+/// [`aligned_triplet_exclusion`]'s order, and so found nothing then: the
+/// triplet's cells `p < q < r` come first with the pair (p, q), if `r` is
+/// among their excluders, then (p, r), then (q, r). (Being near a change
+/// and sharing two excluders hold for every way of meeting it alike.)
+fn met_before(c0: u8, c1: u8, c2: u8, ex0: u128, ex1: u128, ex2: u128) -> bool {
+    if c2 > c1 {
+        false // the pair (p, q): the first way
+    } else if c2 > c0 {
+        // The pair (p, r), the third q: met with (p, q) if r was a third.
+        (ex0 | ex2) & 1 << c1 != 0
+    } else {
+        // The pair (q, r), the third p: met with (p, q) or with (p, r).
+        (ex2 | ex0) & 1 << c1 != 0 || (ex2 | ex1) & 1 << c0 != 0
+    }
 }
 
 /// The candidates of `cells` that no allowed choice of three digits keeps,
