@@ -185,6 +185,15 @@ impl PotSet {
         self.slot[p.0 as usize] = node;
     }
 
+    /// Adds `items`, none of them in the set (nor twice among them).
+    fn extend_new(&mut self, items: &[(Pot, NodeId)]) {
+        self.order.extend(items.iter().map(|&(p, _)| p));
+        for &(p, node) in items {
+            debug_assert_eq!(self.slot[p.0 as usize], ABSENT);
+            self.slot[p.0 as usize] = node;
+        }
+    }
+
     fn copy_from(&mut self, other: &PotSet) {
         self.clear();
         for &p in &other.order {
@@ -1215,12 +1224,9 @@ impl Chains {
                     let (a, b) = pair(&mut self.sets, on, off);
                     [a, b]
                 };
-                for &(p, n) in &kept.on {
-                    to_on.insert(p, n);
-                }
-                for &(p, n) in &kept.off {
-                    to_off.insert(p, n);
-                }
+                // The sets are empty, and each list holds a candidate once.
+                to_on.extend_new(&kept.on);
+                to_off.extend_new(&kept.off);
                 return kept.absurd;
             }
         }
