@@ -219,6 +219,70 @@ mod tests {
     use super::*;
     use crate::tasks::grade::combos::{combos, members};
 
+    /// Aligned triplet exclusion as first written: every pair of base
+    /// cells, every third among their excluders, each triplet tested each
+    /// time it is met.
+    fn triplet_exclusion_walking_all(board: &Board, near: u128) -> Option<Vec<(u8, u8)>> {
+        let bases = base_cells(board, 3);
+        for (i, j) in pairs(bases.len()) {
+            let ((c0, ex0), (c1, ex1)) = (bases[i], bases[j]);
+            let pair_near = near & (1 << c0 | 1 << c1) != 0;
+            for c2 in cells_of(ex0).chain(cells_of(ex1 & !ex0)) {
+                let Some(&(_, ex2)) = bases.iter().find(|b| b.0 == c2) else {
+                    continue;
+                };
+                let shared = ex0 & ex1 & ex2;
+                if c2 == c0 || c2 == c1 || shared.count_ones() < 2 {
+                    continue;
+                }
+                if !pair_near && near & 1 << c2 == 0 {
+                    continue;
+                }
+                if let Some(found) = triplet_exclusions(board, [c0, c1, c2], shared) {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn each_triplet_tried_once_finds_what_trying_every_meeting_finds() {
+        use crate::puzzle::grid::Grid;
+        use crate::solver::{FastSolver, Solver};
+        use rand::{Rng, SeedableRng};
+        let sample = include_str!("../../../datasets/sample.txt");
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(75);
+        let mut solver = FastSolver::new();
+        let mut found = 0;
+        for line in sample.lines().take(300) {
+            let givens = Grid::parse_line(line.as_bytes()).unwrap();
+            let solution = solver.solve(&givens, 1).solution.unwrap();
+            let mut board = Board::new(&givens);
+            // False candidates taken away at random, more and more: boards
+            // with many base cells and few excluders, then the reverse.
+            for round in 0..6 {
+                for cell in 0..81u8 {
+                    for d in digits(board.cands(cell)) {
+                        if d != solution.cells()[cell as usize] && rng.gen_ratio(1, 8) {
+                            board.eliminate(cell, d);
+                        }
+                    }
+                }
+                let near = if round % 2 == 0 {
+                    u128::MAX
+                } else {
+                    rng.gen::<u128>() & rng.gen::<u128>()
+                };
+                let fast = aligned_triplet_exclusion(&board, near).map(|s| s.eliminated);
+                let all = triplet_exclusion_walking_all(&board, near);
+                assert_eq!(fast, all, "{line}, round {round}");
+                found += usize::from(fast.is_some());
+            }
+        }
+        assert!(found > 20, "{found}");
+    }
+
     #[test]
     fn pairs_follow_combos_order() {
         let from_combos: Vec<(usize, usize)> = combos(2)

@@ -438,6 +438,9 @@ struct Remembered {
     at: Vec<u16>,
     chains: Vec<RememberedChain>,
     used: usize,
+    /// Every chain searched afresh (for tests comparing the two).
+    #[cfg(test)]
+    off: bool,
 }
 
 #[derive(Default)]
@@ -457,6 +460,10 @@ impl Remembered {
     }
 
     fn get(&self, pot: Pot) -> Option<&RememberedChain> {
+        #[cfg(test)]
+        if self.off {
+            return None;
+        }
         let k = (pot.0 >> 1) as usize;
         let at = *self.at.get(k)?;
         (at != Self::NONE).then(|| &self.chains[at as usize])
@@ -1546,6 +1553,43 @@ mod tests {
         // SE's doubles: 6.6 + 0.1 is just under 6.7, and prints 6.7.
         assert!(6.6 + length_bonus(7) < 6.7);
         assert_eq!(tenths(6.6 + length_bonus(7)), 67);
+    }
+
+    #[test]
+    fn remembered_chains_give_what_fresh_searches_give() {
+        use crate::solver::{FastSolver, Solver};
+        use crate::tasks::grade::{next_step, PathMemory};
+        let sample = include_str!("../../../datasets/sample.txt");
+        let mut solver = FastSolver::new();
+        let mut compared = 0;
+        for line in sample.lines() {
+            let givens = Grid::parse_line(line.as_bytes()).unwrap();
+            let solution = solver.solve(&givens, 1).solution.unwrap();
+            let mut board = Board::new(&givens);
+            let mut memory = PathMemory::new(Some(&solution));
+            // To the first board that needs a chain.
+            while let Some(step) = next_step(&board, &mut memory) {
+                if step.rating >= 65 {
+                    break;
+                }
+                let before = board.clone();
+                step.apply(&mut board);
+                memory.step_taken(&before, &board);
+            }
+            if board.is_solved() {
+                continue;
+            }
+            let mut kept = Chains::new();
+            let mut fresh = Chains::new();
+            fresh.remembered.off = true;
+            assert_eq!(kept.multiple(&board), fresh.multiple(&board), "{line}");
+            assert_eq!(kept.dynamic(&board), fresh.dynamic(&board), "{line}");
+            compared += 1;
+            if compared == 60 {
+                break;
+            }
+        }
+        assert_eq!(compared, 60);
     }
 
     #[test]
