@@ -185,6 +185,11 @@ impl PotSet {
         self.slot[p.0 as usize] = node;
     }
 
+    /// Each candidate with its node, in the set's order.
+    fn entries(&self) -> impl Iterator<Item = (Pot, NodeId)> + '_ {
+        self.order.iter().map(|&p| (p, self.slot[p.0 as usize]))
+    }
+
     /// Adds `items`, none of them in the set (nor twice among them).
     fn extend_new(&mut self, items: &[(Pot, NodeId)]) {
         self.order.extend(items.iter().map(|&(p, _)| p));
@@ -196,8 +201,8 @@ impl PotSet {
 
     fn copy_from(&mut self, other: &PotSet) {
         self.clear();
-        for &p in &other.order {
-            self.insert(p, other.slot[p.0 as usize]);
+        for (p, node) in other.entries() {
+            self.insert(p, node);
         }
     }
 
@@ -475,13 +480,9 @@ impl Remembered {
         }
         let entry = &mut self.chains[self.used];
         entry.on.clear();
-        entry
-            .on
-            .extend(on.order.iter().map(|&p| (p, on.slot[p.0 as usize])));
+        entry.on.extend(on.entries());
         entry.off.clear();
-        entry
-            .off
-            .extend(off.order.iter().map(|&p| (p, off.slot[p.0 as usize])));
+        entry.off.extend(off.entries());
         entry.absurd = absurd;
         self.at[(pot.0 >> 1) as usize] = self.used as u16;
         self.used += 1;
@@ -1227,10 +1228,7 @@ impl Chains {
         self.sets[off].clear();
         if !mode.nishio {
             if let Some(kept) = self.remembered.get(pot) {
-                let [to_on, to_off] = {
-                    let (a, b) = pair(&mut self.sets, on, off);
-                    [a, b]
-                };
+                let (to_on, to_off) = pair(&mut self.sets, on, off);
                 // The sets are empty, and each list holds a candidate once.
                 to_on.extend_new(&kept.on);
                 to_off.extend_new(&kept.off);
@@ -1271,7 +1269,7 @@ impl Chains {
             (&mut *pending_on, &self.sets[on]),
             (&mut *pending_off, &self.sets[off]),
         ] {
-            queue.extend(set.order.iter().map(|&p| set.get(p).expect("listed")));
+            queue.extend(set.entries().map(|(_, node)| node));
         }
         let (to_on, to_off) = pair(&mut self.sets, on, off);
         let arena = &mut self.arena;
