@@ -14,7 +14,7 @@
 //! from each bivalue cell in cell order, the hints sorted by rating and
 //! then type, the first taken.
 
-use super::board::{digits, units_of, Board, PEERS};
+use super::board::{bit, cells_of, digits, units_of, Board, PEERS, UNIT_MASKS};
 use super::combos::{combos, members};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -57,14 +57,7 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
         if m.count_ones() != 2 {
             continue;
         }
-        let mut loops = Vec::new();
-        let mut path = Vec::new();
-        let walk = (&mut path, 1 << start);
-        extend(board, start, m, walk, 2, 0, usize::MAX, &mut loops);
-        for lp in loops {
-            if !is_valid_loop(&lp) {
-                continue;
-            }
+        for lp in valid_loops(board, start, m) {
             hints_of_loop(board, &lp, m, &mut found);
         }
     }
@@ -85,53 +78,122 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
     ))
 }
 
-/// Depth-first search for loops through `cell` (SE's walk: from each cell
-/// along a unit of another kind than the one it was reached by, to cells
-/// holding both digits; at most two cells with more digits, unless they
-/// all add the same one digit). The walk so far: its cells in order, and
-/// as a mask (bit `c` for cell `c`) with `cell`.
-#[allow(clippy::too_many_arguments)]
-fn extend(
-    board: &Board,
-    cell: u8,
-    pair: u16,
-    (path, on_path): (&mut Vec<u8>, u128),
-    allowed_extra: i32,
-    extra: u16,
-    last_kind: usize,
-    loops: &mut Vec<Vec<u8>>,
-) {
-    path.push(cell);
-    for (kind, &u) in units_of(cell).iter().enumerate() {
-        if kind == last_kind {
-            continue;
+/// The valid loops (see [`is_valid_loop`]) through the bivalue cell
+/// `start` on its digits `pair`, in the order SE's walk meets them.
+fn valid_loops(board: &Board, start: u8, pair: u16) -> Vec<Vec<u8>> {
+    let mut loops = Vec::new();
+    let walk = Walk {
+        start,
+        pair,
+        reachable: reachable(board, start, pair),
+    };
+    let path = (&mut Vec::new(), 1 << start, [0; 2]);
+    walk.extend(board, start, path, 2, 0, usize::MAX, &mut loops);
+    loops.retain(|lp| is_valid_loop(lp));
+    loops
+}
+
+/// The cells holding both digits of `pair` that a walk from `start` may
+/// enter (bit `c` for cell `c`): a bivalue cell of just those digits
+/// before `start` is left out, since a loop through it was met from that
+/// cell first and adds nothing met again.
+fn reachable(board: &Board, start: u8, pair: u16) -> u128 {
+    let mut holders = (1u128 << 81) - 1;
+    let mut others = 0u128;
+    for d in 1..=9 {
+        if pair & bit(d) != 0 {
+            holders &= board.cells_with(d);
+        } else {
+            others |= board.cells_with(d);
         }
-        for &next in &UNIT_CELLS[u] {
-            if next == path[0] && path.len() >= 4 {
-                loops.push(path.clone());
-            } else {
-                // The digits first: a cheaper test than the path, and
-                // most cells fail it.
+    }
+    let bivalue_before = holders & !others & ((1u128 << start) - 1);
+    holders & !bivalue_before
+}
+
+/// The units of `cell` as a mask (bit `u` for unit `u`).
+fn unit_bits(cell: u8) -> u32 {
+    units_of(cell).iter().fold(0, |m, &u| m | 1 << u)
+}
+
+/// One search for loops: from `start`, on the digits `pair`, through the
+/// cells `reachable`.
+struct Walk {
+    start: u8,
+    pair: u16,
+    reachable: u128,
+}
+
+/// The walk so far: its cells in order; as a mask (bit `c` for cell `c`);
+/// and the units its cells at even and at odd places stand in.
+type Path<'a> = (&'a mut Vec<u8>, u128, [u32; 2]);
+
+impl Walk {
+    /// Depth-first search for loops through `cell` (SE's walk: from each
+    /// cell along a unit of another kind than the one it was reached by,
+    /// to cells holding both digits; at most two cells with more digits,
+    /// unless they all add the same one digit), each found pushed to
+    /// `loops` in the order SE finds it.
+    ///
+    /// A valid loop has each of its units once at an even place and once
+    /// at an odd one (see [`is_valid_loop`]), so a walk putting a unit
+    /// twice at places of one parity can only close into loops that are
+    /// thrown away: it stops there; so does a walk with a unit met once
+    /// and no cell left there to meet it again. Cells are met in each unit's order
+    /// (a unit's cells are in cell order), as SE meets them.
+    #[allow(clippy::too_many_arguments)]
+    fn extend(
+        &self,
+        board: &Board,
+        cell: u8,
+        (path, on_path, met): Path<'_>,
+        allowed_extra: i32,
+        extra: u16,
+        last_kind: usize,
+        loops: &mut Vec<Vec<u8>>,
+    ) {
+        let mut met = met;
+        met[path.len() % 2] |= unit_bits(cell);
+        // Each unit met once must be met again, at a place of the other
+        // parity, by a cell not yet on the walk.
+        let free = self.reachable & !on_path;
+        let mut open = met[0] ^ met[1];
+        while open != 0 {
+            let u = open.trailing_zeros() as usize;
+            open &= open - 1;
+            if UNIT_MASKS[u] & free == 0 {
+                return;
+            }
+        }
+        path.push(cell);
+        // The place `next` takes, and the units already there.
+        let taken = met[path.len() % 2];
+        let closes = if path.len() >= 4 { 1 << self.start } else { 0 };
+        for (kind, &u) in units_of(cell).iter().enumerate() {
+            if kind == last_kind {
+                continue;
+            }
+            let open = UNIT_MASKS[u] & (self.reachable & !on_path | closes);
+            for next in cells_of(open) {
+                if next == self.start {
+                    loops.push(path.clone());
+                    continue;
+                }
+                if unit_bits(next) & taken != 0 {
+                    continue;
+                }
                 let m = board.cands(next);
-                if m & pair != pair || on_path & (1 << next) != 0 {
-                    continue;
-                }
-                // A loop through a bivalue cell before the start was met
-                // from that cell first: met again, it adds nothing.
-                if m == pair && next < path[0] {
-                    continue;
-                }
-                let new_extra = (extra | m) & !pair;
+                let new_extra = (extra | m) & !self.pair;
                 let wide = m.count_ones() > 2;
                 if !wide || new_extra.count_ones() == 1 || allowed_extra > 0 {
                     let allowed = allowed_extra - i32::from(wide);
-                    let walk = (&mut *path, on_path | 1 << next);
-                    extend(board, next, pair, walk, allowed, new_extra, kind, loops);
+                    let walk = (&mut *path, on_path | 1 << next, met);
+                    self.extend(board, next, walk, allowed, new_extra, kind, loops);
                 }
             }
         }
+        path.pop();
     }
-    path.pop();
 }
 
 /// A loop is valid when, walking it, each unit is met once at odd steps
@@ -368,4 +430,95 @@ fn naked_removals(board: &Board, digits_mask: u16, others: &[u8], c1: u8, c2: u8
         }
     }
     elim
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::puzzle::grid::Grid;
+    use crate::solver::{FastSolver, Solver};
+    use rand::{Rng, SeedableRng};
+
+    /// SE's walk as first written: every cell of each unit tried, no
+    /// walk cut short; the loops it closes, valid or not, in order.
+    #[allow(clippy::too_many_arguments)]
+    fn walk_everywhere(
+        board: &Board,
+        cell: u8,
+        pair: u16,
+        (path, on_path): (&mut Vec<u8>, u128),
+        allowed_extra: i32,
+        extra: u16,
+        last_kind: usize,
+        loops: &mut Vec<Vec<u8>>,
+    ) {
+        path.push(cell);
+        for (kind, &u) in units_of(cell).iter().enumerate() {
+            if kind == last_kind {
+                continue;
+            }
+            for &next in &UNIT_CELLS[u] {
+                if next == path[0] && path.len() >= 4 {
+                    loops.push(path.clone());
+                    continue;
+                }
+                let m = board.cands(next);
+                if m & pair != pair || on_path & (1 << next) != 0 {
+                    continue;
+                }
+                if m == pair && next < path[0] {
+                    continue;
+                }
+                let new_extra = (extra | m) & !pair;
+                let wide = m.count_ones() > 2;
+                if !wide || new_extra.count_ones() == 1 || allowed_extra > 0 {
+                    let allowed = allowed_extra - i32::from(wide);
+                    let walk = (&mut *path, on_path | 1 << next);
+                    walk_everywhere(board, next, pair, walk, allowed, new_extra, kind, loops);
+                }
+            }
+        }
+        path.pop();
+    }
+
+    /// The walk that stops where no valid loop can close meets the same
+    /// valid loops, in the same order, as the walk that goes everywhere:
+    /// boards of sample puzzles with false candidates taken away at
+    /// random, more and more (many wide cells first, many bivalue later).
+    #[test]
+    fn cut_walk_meets_every_valid_loop_in_order() {
+        let sample = include_str!("../../../datasets/sample.txt");
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(46);
+        let mut solver = FastSolver::new();
+        let (mut valid, mut closed) = (0, 0);
+        for line in sample.lines().take(150) {
+            let givens = Grid::parse_line(line.as_bytes()).unwrap();
+            let solution = solver.solve(&givens, 1).solution.unwrap();
+            let mut board = Board::new(&givens);
+            for _ in 0..5 {
+                for cell in 0..81u8 {
+                    for d in digits(board.cands(cell)) {
+                        if d != solution.cells()[cell as usize] && rng.gen_ratio(1, 10) {
+                            board.eliminate(cell, d);
+                        }
+                    }
+                }
+                for start in 0..81u8 {
+                    let pair = board.cands(start);
+                    if pair.count_ones() != 2 {
+                        continue;
+                    }
+                    let mut all = Vec::new();
+                    let path = (&mut Vec::new(), 1 << start);
+                    walk_everywhere(&board, start, pair, path, 2, 0, usize::MAX, &mut all);
+                    closed += all.len();
+                    all.retain(|lp| is_valid_loop(lp));
+                    valid += all.len();
+                    assert_eq!(valid_loops(&board, start, pair), all, "{line}");
+                }
+            }
+        }
+        // Both kinds met often: loops kept, and loops thrown away.
+        assert!(valid > 1000 && closed > 2 * valid, "{valid} {closed}");
+    }
 }
