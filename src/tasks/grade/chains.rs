@@ -306,25 +306,29 @@ impl Found {
     }
 }
 
-/// The X links of every candidate of one board, listed once for the
-/// many searches of the first chaining producer (the board does not
-/// change while it searches): per candidate (`cell * 9 + digit - 1`) the
-/// "off"s its "on" implies in its box, row and column, and the "on"s its
-/// "off" implies (the digit's other place in a unit where it has two).
+/// The links of every candidate of one board, listed once for the many
+/// searches of the first chaining producer (the board does not change
+/// while it searches), per candidate (`cell * 9 + digit - 1`, a [`Pot`]
+/// without its state bit): the "off"s its "on" implies, the cell's other
+/// digits (Y links) first, then the digit in its box, row and column (X
+/// links); and the "on"s its "off" implies, a bivalue cell's other digit
+/// (Y) first, then the digit's other place in a unit where it has two (X).
 struct Links {
-    off_at: Box<[(u16, u8); 729]>,
+    /// Where a candidate's "off"s start in `offs`, how many Y, how many X.
+    off_at: Box<[(u16, u8, u8); 729]>,
     offs: Vec<Pot>,
-    ons: Box<[[Pot; 3]; 729]>,
-    ons_len: Box<[u8; 729]>,
+    ons: Box<[[Pot; 4]; 729]>,
+    /// How many of a candidate's `ons` are Y links (0 or 1), how many X.
+    ons_len: Box<[(u8, u8); 729]>,
 }
 
 impl Links {
     fn new() -> Links {
         Links {
-            off_at: Box::new([(0, 0); 729]),
+            off_at: Box::new([(0, 0, 0); 729]),
             offs: Vec::new(),
-            ons: Box::new([[Pot(0); 3]; 729]),
-            ons_len: Box::new([0; 729]),
+            ons: Box::new([[Pot(0); 4]; 729]),
+            ons_len: Box::new([(0, 0); 729]),
         }
     }
 
@@ -335,11 +339,14 @@ impl Links {
         for cell in 0..81u8 {
             for d in digits(board.cands(cell)) {
                 let k = cell as usize * 9 + d as usize - 1;
-                on_to_off(board, Pot::new(cell, d, true), false, &mut buf);
-                self.off_at[k] = (self.offs.len() as u16, buf.len() as u8);
+                let start = self.offs.len() as u16;
+                on_to_off(board, Pot::new(cell, d, true), true, &mut buf);
+                let y_offs = board.cands(cell).count_ones() as u8 - 1;
+                self.off_at[k] = (start, y_offs, buf.len() as u8 - y_offs);
                 self.offs.extend_from_slice(&buf);
-                off_to_on(board, Pot::new(cell, d, false), false, true, &mut ons);
-                self.ons_len[k] = ons.len() as u8;
+                off_to_on(board, Pot::new(cell, d, false), true, true, &mut ons);
+                let y_ons = ons.first().is_some_and(|(_, via)| matches!(via, Via::Cell)) as u8;
+                self.ons_len[k] = (y_ons, ons.len() as u8 - y_ons);
                 for (slot, &(p, _)) in self.ons[k].iter_mut().zip(&ons) {
                     *slot = p;
                 }
@@ -347,45 +354,36 @@ impl Links {
         }
     }
 
-    /// As [`on_to_off`], from the lists, as an iterator (nothing copied).
+    /// As [`on_to_off`], from the lists.
     #[inline]
-    fn offs_of_on(&self, board: &Board, pot: Pot, y: bool) -> impl Iterator<Item = Pot> + '_ {
-        let (cell, d) = (pot.cell(), pot.digit());
-        let others = if y { board.cands(cell) & !bit(d) } else { 0 };
-        let (at, len) = self.off_at[cell as usize * 9 + d as usize - 1];
-        let peers = &self.offs[at as usize..at as usize + len as usize];
-        digits(others)
-            .map(move |v| Pot::new(cell, v, false))
-            .chain(peers.iter().copied())
+    fn offs_of_on(&self, pot: Pot, y: bool) -> &[Pot] {
+        let (at, y_offs, x_offs) = self.off_at[(pot.0 >> 1) as usize];
+        let end = at as usize + y_offs as usize + x_offs as usize;
+        let start = if y {
+            at as usize
+        } else {
+            end - x_offs as usize
+        };
+        &self.offs[start..end]
     }
 
-    /// As [`off_to_on`], from the lists, the "on"s only, as an iterator.
+    /// As [`off_to_on`], from the lists, the "on"s only.
     #[inline]
-    fn ons_of_off(
-        &self,
-        board: &Board,
-        pot: Pot,
-        y: bool,
-        x: bool,
-    ) -> impl Iterator<Item = Pot> + '_ {
-        let (cell, d) = (pot.cell(), pot.digit());
-        let cands = board.cands(cell);
-        let partner = (y && cands.count_ones() == 2)
-            .then(|| Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true));
-        let k = cell as usize * 9 + d as usize - 1;
-        let in_units = if x { self.ons_len[k] as usize } else { 0 };
-        partner
-            .into_iter()
-            .chain(self.ons[k][..in_units].iter().copied())
+    fn ons_of_off(&self, pot: Pot, y: bool, x: bool) -> &[Pot] {
+        let k = (pot.0 >> 1) as usize;
+        let (y_ons, x_ons) = self.ons_len[k];
+        let start = if y { 0 } else { y_ons as usize };
+        let end = y_ons as usize + if x { x_ons as usize } else { 0 };
+        &self.ons[k][start..end]
     }
 
     /// True when `pot`'s candidate, off, implies an "on" by these links
     /// (see [`off_to_on`]). An "off" that does not is a dead end: a
     /// search that only seeks "on"s, or its own start, need not keep it.
-    fn leads_on(&self, board: &Board, pot: Pot, y: bool, x: bool) -> bool {
-        let (cell, d) = (pot.cell(), pot.digit());
-        (y && board.cands(cell).count_ones() == 2)
-            || (x && self.ons_len[cell as usize * 9 + d as usize - 1] != 0)
+    #[inline]
+    fn leads_on(&self, pot: Pot, y: bool, x: bool) -> bool {
+        let (y_ons, x_ons) = self.ons_len[(pot.0 >> 1) as usize];
+        (y && y_ons != 0) || (x && x_ons != 0)
     }
 }
 
@@ -739,7 +737,7 @@ impl Chains {
             chains.extend(forcing_from_off(
                 &mut self.arena,
                 &mut self.scratch,
-                (board, &self.links),
+                &self.links,
                 (on, off),
                 start_off,
                 y,
@@ -841,7 +839,7 @@ impl Chains {
         // ones whose repeats can close a cycle.
         let mut leads_to_start = [0u64; POTS.div_ceil(64)];
         let start_off = start_pot.flipped();
-        for partner in links.ons_of_off(board, start_off, y, x) {
+        for partner in links.ons_of_off(start_off, y, x).iter().copied() {
             let i = partner.flipped().0 as usize;
             leads_to_start[i / 64] |= 1 << (i % 64);
         }
@@ -858,13 +856,13 @@ impl Chains {
                 break;
             }
             for &p in pending_on.iter() {
-                for pot in links.offs_of_on(board, arena.pot(p), y) {
+                for pot in links.offs_of_on(arena.pot(p), y).iter().copied() {
                     if to_off.contains(pot) {
                         let i = pot.0 as usize;
                         if cycling && leads_to_start[i / 64] & (1 << (i % 64)) != 0 {
                             pending_off.push((pot, p, NONE));
                         }
-                    } else if pot == start_off || links.leads_on(board, pot, y, x) {
+                    } else if pot == start_off || links.leads_on(pot, y, x) {
                         // Never an ancestor of `p`: those were all met.
                         let n = arena.child(pot, p);
                         to_off.insert(pot, n);
@@ -897,7 +895,7 @@ impl Chains {
                     cycling = cycle_removals(arena, board, dst).is_empty();
                     continue;
                 }
-                for pot in links.ons_of_off(board, off, y, x) {
+                for pot in links.ons_of_off(off, y, x).iter().copied() {
                     if pot == start_pot && length >= 4 && cycling {
                         let n = arena.child(pot, node);
                         found.push(n);
@@ -1368,7 +1366,7 @@ fn pair(sets: &mut [PotSet], a: usize, b: usize) -> (&mut PotSet, &mut PotSet) {
 fn forcing_from_off(
     arena: &mut Arena,
     scratch: &mut Scratch,
-    (board, links): (&Board, &Links),
+    links: &Links,
     (to_on, to_off): (&mut PotSet, &mut PotSet),
     start: NodeId,
     y: bool,
@@ -1391,7 +1389,7 @@ fn forcing_from_off(
             return None;
         }
         for &p in pending_off.iter() {
-            for pot in links.ons_of_off(board, arena.pot(p), y, true) {
+            for pot in links.ons_of_off(arena.pot(p), y, true).iter().copied() {
                 if pot == target {
                     return Some(arena.child(pot, p));
                 }
@@ -1411,8 +1409,8 @@ fn forcing_from_off(
             return None;
         }
         for &p in pending_on.iter() {
-            for pot in links.offs_of_on(board, arena.pot(p), y) {
-                if !to_off.contains(pot) && links.leads_on(board, pot, y, true) {
+            for pot in links.offs_of_on(arena.pot(p), y).iter().copied() {
+                if !to_off.contains(pot) && links.leads_on(pot, y, true) {
                     let n = arena.child(pot, p);
                     pending_off.push(n);
                     to_off.insert(pot, n);
