@@ -594,6 +594,20 @@ impl Chains {
         }
     }
 
+    /// Made ready for another puzzle's path, as [`Chains::knowing`] makes
+    /// it, the buffers kept.
+    pub fn restart(&mut self, solution: Option<&Grid>) {
+        self.solution = solution.map(|g| *g.cells());
+        self.x_quiet = [None; 9];
+        self.y_quiet = None;
+        self.best = None;
+        self.order = 0;
+        self.arena.clear();
+        for set in &mut self.sets {
+            set.clear();
+        }
+    }
+
     /// Bidirectional cycles and forcing chains (6.5+): three passes, X
     /// links only, Y links only (cycles from bivalue cells), both.
     ///

@@ -517,6 +517,23 @@ impl Local {
     }
 }
 
+thread_local! {
+    /// The chain searches of a path finished on this thread, for the next
+    /// path: their buffers (some 300 KB) made once per thread, not once
+    /// per puzzle.
+    static SPARE_CHAINS: std::cell::RefCell<Option<chains::Chains>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl Drop for PathMemory {
+    fn drop(&mut self) {
+        if let Some(chains) = self.chains.take() {
+            // Gone only while the thread ends: nothing to keep it for.
+            let _ = SPARE_CHAINS.try_with(|spare| *spare.borrow_mut() = Some(chains));
+        }
+    }
+}
+
 impl PathMemory {
     fn new(solution: Option<&Grid>) -> PathMemory {
         PathMemory {
@@ -573,9 +590,15 @@ fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
         .or_else(|| memory.local(board, 17..18))
         .or_else(|| {
             let solution = memory.solution.as_ref();
-            let chains = memory
-                .chains
-                .get_or_insert_with(|| chains::Chains::knowing(solution));
+            let chains = memory.chains.get_or_insert_with(|| {
+                match SPARE_CHAINS.with(|spare| spare.borrow_mut().take()) {
+                    Some(mut chains) => {
+                        chains.restart(solution);
+                        chains
+                    }
+                    None => chains::Chains::knowing(solution),
+                }
+            });
             chains.cycles_and_forcing_chains(board)
         })
         // Aligned triplet exclusion.
