@@ -24,43 +24,44 @@ pub const SCAN_ORDER: [usize; 27] = {
 /// first (1.0, in scan order), then the other units (1.2 in a box, 1.5 in
 /// a row or column), each unit's digits from 1 to 9. Only the units of
 /// `units` (bit `u`) are searched: a single stands on its unit alone.
+///
+/// SE scans twice (the full houses, then the rest); one scan serves both:
+/// the first full house met is the answer at once, else the first other
+/// unit with a single, kept while scanning on.
 pub fn hidden_single(board: &Board, units: u32) -> Option<Step> {
-    for alone in [true, false] {
-        for &u in SCAN_ORDER.iter().filter(|&&u| units & (1 << u) != 0) {
-            // The unit's empty cells, counted once a digit has one place.
-            let mut empty = None;
-            for d in 1..=9 {
-                let places = board.positions(u, d);
-                if places.count_ones() != 1 {
-                    continue;
-                }
-                let n = *empty.get_or_insert_with(|| {
-                    UNIT_CELLS[u]
-                        .iter()
-                        .filter(|&&c| board.value(c) == 0)
-                        .count()
-                });
-                if (n == 1) != alone {
-                    // Every digit of this unit answers alike.
-                    break;
-                }
-                let cell = UNIT_CELLS[u][places.trailing_zeros() as usize];
-                let (technique, rating) = match (alone, u >= 18) {
-                    (true, _) => (Technique::FullHouse, 10),
-                    (false, true) => (Technique::HiddenSingle, 12),
-                    (false, false) => (Technique::HiddenSingle, 15),
-                };
-                return Some(Step::placing(
-                    technique,
-                    rating,
-                    (cell, d),
-                    Vec::new(),
-                    UNIT_CELLS[u].to_vec(),
-                ));
-            }
+    let mut first_hidden = None;
+    for &u in SCAN_ORDER.iter().filter(|&&u| units & (1 << u) != 0) {
+        let Some(d) = (1..=9).find(|&d| board.positions(u, d).count_ones() == 1) else {
+            continue;
+        };
+        let empty = UNIT_CELLS[u]
+            .iter()
+            .filter(|&&c| board.value(c) == 0)
+            .count();
+        if empty == 1 {
+            return Some(single_step(board, u, d, true));
         }
+        first_hidden.get_or_insert((u, d));
     }
-    None
+    first_hidden.map(|(u, d)| single_step(board, u, d, false))
+}
+
+/// The single of digit `d` in unit `u`, `alone` when the unit's last empty
+/// cell.
+fn single_step(board: &Board, u: usize, d: u8, alone: bool) -> Step {
+    let cell = UNIT_CELLS[u][board.positions(u, d).trailing_zeros() as usize];
+    let (technique, rating) = match (alone, u >= 18) {
+        (true, _) => (Technique::FullHouse, 10),
+        (false, true) => (Technique::HiddenSingle, 12),
+        (false, false) => (Technique::HiddenSingle, 15),
+    };
+    Step::placing(
+        technique,
+        rating,
+        (cell, d),
+        Vec::new(),
+        UNIT_CELLS[u].to_vec(),
+    )
 }
 
 /// The first cell (in cell order) with one candidate left (2.3), among
@@ -85,6 +86,70 @@ mod tests {
     use super::*;
     use crate::puzzle::grid::Grid;
     use crate::tasks::grade::board::bit;
+
+    /// SE's two scans as first written: every unit for a full house,
+    /// then every unit for another single.
+    fn hidden_single_two_scans(board: &Board, units: u32) -> Option<Step> {
+        for alone in [true, false] {
+            for &u in SCAN_ORDER.iter().filter(|&&u| units & (1 << u) != 0) {
+                for d in 1..=9 {
+                    if board.positions(u, d).count_ones() != 1 {
+                        continue;
+                    }
+                    let empty = UNIT_CELLS[u]
+                        .iter()
+                        .filter(|&&c| board.value(c) == 0)
+                        .count();
+                    if (empty == 1) != alone {
+                        break;
+                    }
+                    return Some(single_step(board, u, d, alone));
+                }
+            }
+        }
+        None
+    }
+
+    /// One scan finds what two find, along the solving paths of sample
+    /// puzzles (placing the single each time, so units fill up and full
+    /// houses come late in the scan), all units or a random few.
+    #[test]
+    fn one_scan_finds_what_two_scans_find() {
+        use rand::{Rng, SeedableRng};
+        let sample = include_str!("../../../datasets/sample.txt");
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        let mut full_houses_after_singles = 0;
+        for line in sample.lines().take(300) {
+            let mut board = Board::new(&Grid::parse_line(line.as_bytes()).unwrap());
+            for _ in 0..81 {
+                let units = if rng.gen_ratio(1, 2) {
+                    u32::MAX
+                } else {
+                    rng.gen()
+                };
+                let one = hidden_single(&board, units);
+                assert_eq!(one, hidden_single_two_scans(&board, units), "{line}");
+                let Some(step) = hidden_single(&board, u32::MAX) else {
+                    break;
+                };
+                let earlier_single = SCAN_ORDER
+                    .iter()
+                    .take_while(|&&u| !step.pattern.iter().eq(UNIT_CELLS[u].iter()));
+                if step.technique == Technique::FullHouse
+                    && earlier_single
+                        .into_iter()
+                        .any(|&u| (1..=9).any(|d| board.positions(u, d).count_ones() == 1))
+                {
+                    full_houses_after_singles += 1;
+                }
+                step.apply(&mut board);
+            }
+        }
+        assert!(
+            full_houses_after_singles > 100,
+            "{full_houses_after_singles}"
+        );
+    }
 
     #[test]
     fn the_last_empty_cell_of_a_unit_is_a_full_house() {
