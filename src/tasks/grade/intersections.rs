@@ -65,6 +65,22 @@ const INSIDE: [[u16; 27]; 27] = {
     t
 };
 
+/// The units of kind `other` crossing the `i`-th unit of `kind` (a box's
+/// rows or columns, a row's or column's boxes), by their index within
+/// their kind, in increasing order: the only ones a pointing or claiming
+/// from that unit can stand on.
+fn crossing(kind: Kind, i: usize, other: Kind) -> [usize; 3] {
+    let from = |first: usize, step: usize| [first, first + step, first + 2 * step];
+    match (kind, other) {
+        (Kind::Box, Kind::Row) => from(3 * (i / 3), 1),
+        (Kind::Box, Kind::Column) => from(3 * (i % 3), 1),
+        // Boxes of a row's band, of a column's stack.
+        (Kind::Row, Kind::Box) => from(3 * (i / 3), 1),
+        (Kind::Column, Kind::Box) => from(i / 3, 3),
+        _ => unreachable!("a line crosses only boxes"),
+    }
+}
+
 /// The first pointing or claiming in SE's order: the unit pairs (box,
 /// column), (box, row), (column, box), (row, box); in each, digits 1-9,
 /// then the first unit, then the second. `direct`: only those that leave
@@ -87,10 +103,10 @@ pub fn locked_candidates(board: &Board, direct: bool, digits: u16) -> Option<Ste
                 if places.count_ones() < 2 {
                     continue;
                 }
-                for i2 in 0..9 {
+                for i2 in crossing(k1, i1, k2) {
                     let u2 = unit(k2, i2);
                     // Every place of d in u1 lies where u1 crosses u2.
-                    if !crosses(u1, u2) || places & !INSIDE[u1][u2] != 0 {
+                    if places & !INSIDE[u1][u2] != 0 {
                         continue;
                     }
                     let removable = board.positions(u2, d) & !INSIDE[u2][u1];
@@ -144,4 +160,29 @@ fn single_left(board: &Board, k1: Kind, i1: usize, u2: usize, d: u8) -> Option<u
         (places.count_ones() >= 2 && outside.count_ones() == 1)
             .then(|| UNIT_CELLS[u3][outside.trailing_zeros() as usize])
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The crossing units listed are exactly those of the other kind that
+    /// share cells with the unit, in increasing order.
+    #[test]
+    fn crossing_lists_every_crossing_unit_in_order() {
+        let pairs = [
+            (Kind::Box, Kind::Column),
+            (Kind::Box, Kind::Row),
+            (Kind::Column, Kind::Box),
+            (Kind::Row, Kind::Box),
+        ];
+        for (kind, other) in pairs {
+            for i in 0..9 {
+                let all: Vec<usize> = (0..9)
+                    .filter(|&j| crosses(unit(kind, i), unit(other, j)))
+                    .collect();
+                assert_eq!(crossing(kind, i, other).to_vec(), all, "{i}");
+            }
+        }
+    }
 }
