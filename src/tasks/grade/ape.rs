@@ -248,27 +248,15 @@ mod tests {
 
     #[test]
     fn each_triplet_tried_once_finds_what_trying_every_meeting_finds() {
-        use crate::puzzle::grid::Grid;
-        use crate::solver::{FastSolver, Solver};
+        use crate::tasks::grade::test_boards::{sample, take_false_away};
         use rand::{Rng, SeedableRng};
-        let sample = include_str!("../../../datasets/sample.txt");
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(75);
-        let mut solver = FastSolver::new();
         let mut found = 0;
-        for line in sample.lines().take(300) {
-            let givens = Grid::parse_line(line.as_bytes()).unwrap();
-            let solution = solver.solve(&givens, 1).solution.unwrap();
-            let mut board = Board::new(&givens);
+        for (line, mut board, solution) in sample(300) {
             // False candidates taken away at random, more and more: boards
             // with many base cells and few excluders, then the reverse.
             for round in 0..6 {
-                for cell in 0..81u8 {
-                    for d in digits(board.cands(cell)) {
-                        if d != solution.cells()[cell as usize] && rng.gen_ratio(1, 8) {
-                            board.eliminate(cell, d);
-                        }
-                    }
-                }
+                take_false_away(&mut board, &solution, &mut rng, 8);
                 let near = if round % 2 == 0 {
                     u128::MAX
                 } else {

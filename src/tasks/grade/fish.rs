@@ -57,40 +57,45 @@ pub fn fish(board: &Board, k: u32, digits: u16) -> Option<Step> {
                 }
             }
         }
-        let Some((set, d, union)) = first else {
-            continue;
-        };
-        let mut eliminated = Vec::new();
-        let mut pattern = Vec::new();
-        for j in members(union) {
-            for (i, &c) in UNIT_CELLS[unit(cover, j)].iter().enumerate() {
-                if !board.has(c, d) {
-                    continue;
-                }
-                if set & (1 << i) == 0 {
-                    eliminated.push((c, d));
-                } else {
-                    pattern.push(c);
-                }
-            }
+        if let Some(found) = first {
+            return Some(fish_step(board, k, cover, found));
         }
-        eliminated.sort_unstable();
-        pattern.sort_unstable();
-        let (technique, rating) = match k {
-            2 => (Technique::XWing, 32),
-            3 => (Technique::Swordfish, 38),
-            _ => (Technique::Jellyfish, 52),
-        };
-        return Some(Step::eliminating(technique, rating, eliminated, pattern));
     }
     None
+}
+
+/// The step of the fish of size `k` on digit `d`: the base `set`, whose
+/// places lie in the cover units `union` of kind `cover`; the digit leaves
+/// the cover units' cells outside the base.
+fn fish_step(board: &Board, k: u32, cover: Kind, (set, d, union): (u16, u8, u16)) -> Step {
+    let mut eliminated = Vec::new();
+    let mut pattern = Vec::new();
+    for j in members(union) {
+        for (i, &c) in UNIT_CELLS[unit(cover, j)].iter().enumerate() {
+            if !board.has(c, d) {
+                continue;
+            }
+            if set & (1 << i) == 0 {
+                eliminated.push((c, d));
+            } else {
+                pattern.push(c);
+            }
+        }
+    }
+    eliminated.sort_unstable();
+    pattern.sort_unstable();
+    let (technique, rating) = match k {
+        2 => (Technique::XWing, 32),
+        3 => (Technique::Swordfish, 38),
+        _ => (Technique::Jellyfish, 52),
+    };
+    Step::eliminating(technique, rating, eliminated, pattern)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::grid::Grid;
-    use crate::solver::{FastSolver, Solver};
+    use crate::tasks::grade::test_boards::{sample, take_false_away};
     use rand::{Rng, SeedableRng};
 
     /// The search as first written: every set, every digit, in SE's
@@ -116,30 +121,10 @@ mod tests {
                     if !each_open || union.count_ones() != k {
                         continue;
                     }
-                    let mut eliminated = Vec::new();
-                    let mut pattern = Vec::new();
-                    for j in members(union) {
-                        for (i, &c) in UNIT_CELLS[unit(cover, j)].iter().enumerate() {
-                            if !board.has(c, d) {
-                                continue;
-                            }
-                            if set & (1 << i) == 0 {
-                                eliminated.push((c, d));
-                            } else {
-                                pattern.push(c);
-                            }
-                        }
+                    let step = fish_step(board, k, cover, (set, d, union));
+                    if !step.eliminated.is_empty() {
+                        return Some(step);
                     }
-                    if eliminated.is_empty() {
-                        continue;
-                    }
-                    eliminated.sort_unstable();
-                    pattern.sort_unstable();
-                    let technique = [Technique::XWing, Technique::Swordfish, Technique::Jellyfish];
-                    let rating = [32, 38, 52][k as usize - 2];
-                    let step =
-                        Step::eliminating(technique[k as usize - 2], rating, eliminated, pattern);
-                    return Some(step);
                 }
             }
         }
@@ -152,22 +137,11 @@ mod tests {
     /// digits or a random few.
     #[test]
     fn each_digit_sought_alone_finds_what_trying_every_set_finds() {
-        let sample = include_str!("../../../datasets/sample.txt");
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(38);
-        let mut solver = FastSolver::new();
         let mut found = [0; 5];
-        for line in sample.lines().take(300) {
-            let givens = Grid::parse_line(line.as_bytes()).unwrap();
-            let solution = solver.solve(&givens, 1).solution.unwrap();
-            let mut board = Board::new(&givens);
+        for (line, mut board, solution) in sample(300) {
             for round in 0..6 {
-                for cell in 0..81u8 {
-                    for d in super::super::board::digits(board.cands(cell)) {
-                        if d != solution.cells()[cell as usize] && rng.gen_ratio(1, 6) {
-                            board.eliminate(cell, d);
-                        }
-                    }
-                }
+                take_false_away(&mut board, &solution, &mut rng, 6);
                 let digits = if round % 2 == 0 {
                     0x1ff
                 } else {

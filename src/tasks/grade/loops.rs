@@ -435,9 +435,8 @@ fn naked_removals(board: &Board, digits_mask: u16, others: &[u8], c1: u8, c2: u8
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::grid::Grid;
-    use crate::solver::{FastSolver, Solver};
-    use rand::{Rng, SeedableRng};
+    use crate::tasks::grade::test_boards::{sample, take_false_away};
+    use rand::SeedableRng;
 
     /// SE's walk as first written: every cell of each unit tried, no
     /// walk cut short; the loops it closes, valid or not, in order.
@@ -487,22 +486,11 @@ mod tests {
     /// random, more and more (many wide cells first, many bivalue later).
     #[test]
     fn cut_walk_meets_every_valid_loop_in_order() {
-        let sample = include_str!("../../../datasets/sample.txt");
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(46);
-        let mut solver = FastSolver::new();
         let (mut valid, mut closed) = (0, 0);
-        for line in sample.lines().take(150) {
-            let givens = Grid::parse_line(line.as_bytes()).unwrap();
-            let solution = solver.solve(&givens, 1).solution.unwrap();
-            let mut board = Board::new(&givens);
+        for (line, mut board, solution) in sample(150) {
             for _ in 0..5 {
-                for cell in 0..81u8 {
-                    for d in digits(board.cands(cell)) {
-                        if d != solution.cells()[cell as usize] && rng.gen_ratio(1, 10) {
-                            board.eliminate(cell, d);
-                        }
-                    }
-                }
+                take_false_away(&mut board, &solution, &mut rng, 10);
                 for start in 0..81u8 {
                     let pair = board.cands(start);
                     if pair.count_ones() != 2 {

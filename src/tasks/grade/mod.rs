@@ -617,10 +617,43 @@ pub fn rating_text(r: Rating) -> String {
     format!("{}.{}", r / 10, r % 10)
 }
 
+/// Boards for the tests that set a quick search beside a plain one: the
+/// sample dataset's puzzles, and false candidates taken away at random.
+#[cfg(test)]
+pub(crate) mod test_boards {
+    use super::Board;
+    use crate::puzzle::grid::Grid;
+    use crate::solver::{FastSolver, Solver};
+    use rand::Rng;
+
+    /// The first `n` puzzles of `datasets/sample.txt`: each line, the
+    /// board of its givens, its solution.
+    pub fn sample(n: usize) -> impl Iterator<Item = (&'static str, Board, Grid)> {
+        let mut solver = FastSolver::new();
+        let lines = include_str!("../../../datasets/sample.txt").lines();
+        lines.take(n).map(move |line| {
+            let givens = Grid::parse_line(line.as_bytes()).unwrap();
+            let solution = solver.solve(&givens, 1).solution.unwrap();
+            (line, Board::new(&givens), solution)
+        })
+    }
+
+    /// Takes each candidate other than `solution`'s digit away, with a
+    /// chance of one in `one_in` (cells, then digits, in order).
+    pub fn take_false_away(board: &mut Board, solution: &Grid, rng: &mut impl Rng, one_in: u32) {
+        for cell in 0..81u8 {
+            for d in super::board::digits(board.cands(cell)) {
+                if d != solution.cells()[cell as usize] && rng.gen_ratio(1, one_in) {
+                    board.eliminate(cell, d);
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::solver::Solver;
 
     /// The search remembers, along a path, where its producers found
     /// nothing (the chains' passes, the producers of `LOCAL`), and knows
@@ -628,13 +661,8 @@ mod tests {
     /// without that memory, not knowing the solution, finds.
     #[test]
     fn remembered_searches_find_what_fresh_ones_find() {
-        let sample = include_str!("../../../datasets/sample.txt");
         let mut chain_steps = 0;
-        let mut solver = FastSolver::new();
-        for line in sample.lines().take(400) {
-            let givens = Grid::parse_line(line.as_bytes()).unwrap();
-            let solution = solver.solve(&givens, 1).solution.unwrap();
-            let mut board = Board::new(&givens);
+        for (line, mut board, solution) in test_boards::sample(400) {
             let mut kept = PathMemory::new(Some(&solution));
             while !board.is_solved() {
                 let step = next_step(&board, &mut kept);

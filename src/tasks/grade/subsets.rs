@@ -156,9 +156,8 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Ste
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::puzzle::grid::Grid;
-    use crate::solver::{FastSolver, Solver};
-    use rand::{Rng, SeedableRng};
+    use crate::tasks::grade::test_boards::{sample, take_false_away};
+    use rand::SeedableRng;
 
     /// A set is what both searches seek: each member open (two bits or
     /// more), `k` bits in all.
@@ -174,22 +173,11 @@ mod tests {
     /// false candidates taken away at random, more and more.
     #[test]
     fn sets_skipped_are_never_sets() {
-        let sample = include_str!("../../../datasets/sample.txt");
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(34);
-        let mut solver = FastSolver::new();
         let mut sets = [0; 5];
-        for line in sample.lines().take(200) {
-            let givens = Grid::parse_line(line.as_bytes()).unwrap();
-            let solution = solver.solve(&givens, 1).solution.unwrap();
-            let mut board = Board::new(&givens);
+        for (line, mut board, solution) in sample(200) {
             for _ in 0..5 {
-                for cell in 0..81u8 {
-                    for d in super::super::board::digits(board.cands(cell)) {
-                        if d != solution.cells()[cell as usize] && rng.gen_ratio(1, 6) {
-                            board.eliminate(cell, d);
-                        }
-                    }
-                }
+                take_false_away(&mut board, &solution, &mut rng, 6);
                 for (u, cells) in UNIT_CELLS.iter().enumerate() {
                     let cands: [u16; 9] = std::array::from_fn(|i| board.cands(cells[i]));
                     let places: [u16; 9] = std::array::from_fn(|i| board.positions(u, i as u8 + 1));
