@@ -103,6 +103,11 @@ pub fn units_of(cell: u8) -> [usize; 3] {
     ]
 }
 
+/// The units holding `cell`, as a unit mask (bit `u` for unit `u`).
+pub fn unit_bits(cell: u8) -> u32 {
+    units_of(cell).iter().fold(0, |m, &u| m | 1 << u)
+}
+
 /// True when cells `a` and `b` (different) see each other.
 #[inline]
 pub fn sees(a: u8, b: u8) -> bool {
@@ -246,6 +251,14 @@ impl Board {
     /// True when digit `d` is placed somewhere in unit `u`.
     pub fn placed_in(&self, u: usize, d: u8) -> bool {
         UNIT_CELLS[u].iter().any(|&c| self.values[c as usize] == d)
+    }
+
+    /// How many cells of unit `u` hold no value yet.
+    pub fn empty_count(&self, u: usize) -> usize {
+        UNIT_CELLS[u]
+            .iter()
+            .filter(|&&c| self.values[c as usize] == 0)
+            .count()
     }
 
     /// True when every cell holds a value.

@@ -14,7 +14,7 @@
 //! from each bivalue cell in cell order, the hints sorted by rating and
 //! then type, the first taken.
 
-use super::board::{bit, cells_of, digits, units_of, Board, PEERS, UNIT_MASKS};
+use super::board::{bit, cells_of, digits, unit_bits, units_of, Board, PEERS, UNIT_MASKS};
 use super::combos::{combos, members};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -83,12 +83,13 @@ pub fn unique_loop(board: &Board) -> Option<Step> {
 fn valid_loops(board: &Board, start: u8, pair: u16) -> Vec<Vec<u8>> {
     let mut loops = Vec::new();
     let walk = Walk {
+        board,
         start,
         pair,
         reachable: reachable(board, start, pair),
     };
     let path = (&mut Vec::new(), 1 << start, [0; 2]);
-    walk.extend(board, start, path, 2, 0, usize::MAX, &mut loops);
+    walk.extend(start, path, 2, 0, usize::MAX, &mut loops);
     loops.retain(|lp| is_valid_loop(lp));
     loops
 }
@@ -111,14 +112,10 @@ fn reachable(board: &Board, start: u8, pair: u16) -> u128 {
     holders & !bivalue_before
 }
 
-/// The units of `cell` as a mask (bit `u` for unit `u`).
-fn unit_bits(cell: u8) -> u32 {
-    units_of(cell).iter().fold(0, |m, &u| m | 1 << u)
-}
-
-/// One search for loops: from `start`, on the digits `pair`, through the
-/// cells `reachable`.
-struct Walk {
+/// One search for loops on `board`: from `start`, on the digits `pair`,
+/// through the cells `reachable`.
+struct Walk<'a> {
+    board: &'a Board,
     start: u8,
     pair: u16,
     reachable: u128,
@@ -128,7 +125,7 @@ struct Walk {
 /// and the units its cells at even and at odd places stand in.
 type Path<'a> = (&'a mut Vec<u8>, u128, [u32; 2]);
 
-impl Walk {
+impl Walk<'_> {
     /// Depth-first search for loops through `cell` (SE's walk: from each
     /// cell along a unit of another kind than the one it was reached by,
     /// to cells holding both digits; at most two cells with more digits,
@@ -139,20 +136,17 @@ impl Walk {
     /// at an odd one (see [`is_valid_loop`]), so a walk putting a unit
     /// twice at places of one parity can only close into loops that are
     /// thrown away: it stops there; so does a walk with a unit met once
-    /// and no cell left there to meet it again. Cells are met in each unit's order
-    /// (a unit's cells are in cell order), as SE meets them.
-    #[allow(clippy::too_many_arguments)]
+    /// and no cell left there to meet it again. Cells are met in each
+    /// unit's order (a unit's cells are in cell order), as SE meets them.
     fn extend(
         &self,
-        board: &Board,
         cell: u8,
-        (path, on_path, met): Path<'_>,
+        (path, on_path, mut met): Path<'_>,
         allowed_extra: i32,
         extra: u16,
         last_kind: usize,
         loops: &mut Vec<Vec<u8>>,
     ) {
-        let mut met = met;
         met[path.len() % 2] |= unit_bits(cell);
         // Each unit met once must be met again, at a place of the other
         // parity, by a cell not yet on the walk.
@@ -182,13 +176,13 @@ impl Walk {
                 if unit_bits(next) & taken != 0 {
                     continue;
                 }
-                let m = board.cands(next);
+                let m = self.board.cands(next);
                 let new_extra = (extra | m) & !self.pair;
                 let wide = m.count_ones() > 2;
                 if !wide || new_extra.count_ones() == 1 || allowed_extra > 0 {
                     let allowed = allowed_extra - i32::from(wide);
                     let walk = (&mut *path, on_path | 1 << next, met);
-                    self.extend(board, next, walk, allowed, new_extra, kind, loops);
+                    self.extend(next, walk, allowed, new_extra, kind, loops);
                 }
             }
         }
@@ -330,7 +324,7 @@ fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16) -> Vec<Type3> {
             }
             let u = u1;
             let cells = &UNIT_CELLS[u];
-            let empty = cells.iter().filter(|&&c| board.value(c) == 0).count() as u32;
+            let empty = board.empty_count(u) as u32;
             let i1 = cells.iter().position(|&c| c == c1).expect("in the unit");
             let i2 = cells.iter().position(|&c| c == c2).expect("in the unit");
             if degree * 2 <= empty && degree >= extra.count_ones() {

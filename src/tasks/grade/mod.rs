@@ -565,9 +565,7 @@ impl PathMemory {
                 step.cells |= diff;
             }
         }
-        step.units = board::cells_of(step.cells)
-            .flat_map(board::units_of)
-            .fold(0, |m, u| m | 1 << u);
+        step.units = board::cells_of(step.cells).fold(0, |m, c| m | board::unit_bits(c));
         for changed in &mut self.changed {
             changed.cells |= step.cells;
             changed.units |= step.units;

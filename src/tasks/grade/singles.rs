@@ -34,10 +34,7 @@ pub fn hidden_single(board: &Board, units: u32) -> Option<Step> {
         let Some(d) = (1..=9).find(|&d| board.positions(u, d).count_ones() == 1) else {
             continue;
         };
-        let empty = UNIT_CELLS[u]
-            .iter()
-            .filter(|&&c| board.value(c) == 0)
-            .count();
+        let empty = board.empty_count(u);
         if empty == 1 {
             return Some(single_step(board, u, d, true));
         }
@@ -96,10 +93,7 @@ mod tests {
                     if board.positions(u, d).count_ones() != 1 {
                         continue;
                     }
-                    let empty = UNIT_CELLS[u]
-                        .iter()
-                        .filter(|&&c| board.value(c) == 0)
-                        .count();
+                    let empty = board.empty_count(u);
                     if (empty == 1) != alone {
                         break;
                     }

@@ -10,13 +10,6 @@ use super::singles::SCAN_ORDER;
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
 
-fn empty_count(board: &Board, u: usize) -> usize {
-    UNIT_CELLS[u]
-        .iter()
-        .filter(|&&c| board.value(c) == 0)
-        .count()
-}
-
 /// Which of a unit's nine masks (a cell's candidates, a digit's places)
 /// may be in a set of `k`: those with two to `k` bits (fewer is solved,
 /// more cannot fit in `k`). A set with any other member is skipped.
@@ -34,7 +27,7 @@ fn within_set(masks: &[u16; 9], k: u32) -> u16 {
 /// a naked set stands on its unit's cells alone.
 pub fn naked_set(board: &Board, k: u32, units: u32) -> Option<Step> {
     for &u in &SCAN_ORDER {
-        if units & (1 << u) == 0 || empty_count(board, u) < 2 * k as usize {
+        if units & (1 << u) == 0 || board.empty_count(u) < 2 * k as usize {
             continue;
         }
         let cands: [u16; 9] = std::array::from_fn(|i| board.cands(UNIT_CELLS[u][i]));
@@ -90,7 +83,7 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Ste
         if units & (1 << u) == 0 {
             continue;
         }
-        let empty = empty_count(board, u);
+        let empty = board.empty_count(u);
         if !(empty > 2 * k as usize || (direct && empty > k as usize)) {
             continue;
         }
