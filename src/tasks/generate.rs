@@ -6,7 +6,7 @@
 //! random stream, derived from the seed and the puzzle's index, so a run is
 //! reproducible whatever the number of threads.
 
-use crate::puzzle::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF};
+use crate::puzzle::grid::{Grid, BOX_OF, CELLS, COL_OF, ROW_OF, UNIT_CELLS};
 use crate::solver::{FastSolver, Solver};
 use crate::tasks::rate::{rate, Difficulty};
 use rand::seq::SliceRandom;
@@ -127,6 +127,9 @@ struct UnitDigits {
     /// Per digit (0-based), the units holding it as a clue: bits 0-8 rows,
     /// 9-17 columns, 18-26 boxes.
     units: [u32; 9],
+    /// Per unit, its clue cells: bit `c` for column `c` of a row, bit `r`
+    /// for row `r` of a column, bit `3 * (r % 3) + c % 3` in a box.
+    places: [u16; 27],
 }
 
 /// `SPREAD3[x]`: each bit `k` of a 3-bit `x` widened to bits `3k..3k+3`.
@@ -142,24 +145,34 @@ impl UnitDigits {
         ]
     }
 
+    /// Where `cell` lies in each of its three units, as a bit of
+    /// [`UnitDigits::places`].
+    fn place_bits(cell: usize) -> [u16; 3] {
+        let (r, c) = (cell / 9, cell % 9);
+        [1 << c, 1 << r, 1 << (3 * (r % 3) + c % 3)]
+    }
+
     fn full() -> UnitDigits {
         UnitDigits {
             digits: [0x1FF; 27],
             units: [(1 << 27) - 1; 9],
+            places: [0x1FF; 27],
         }
     }
 
     fn remove(&mut self, cell: usize, v: u8) {
-        for u in Self::of(cell) {
+        for (u, place) in Self::of(cell).into_iter().zip(Self::place_bits(cell)) {
             self.digits[u] &= !(1 << (v - 1));
             self.units[v as usize - 1] &= !(1 << u);
+            self.places[u] &= !place;
         }
     }
 
     fn restore(&mut self, cell: usize, v: u8) {
-        for u in Self::of(cell) {
+        for (u, place) in Self::of(cell).into_iter().zip(Self::place_bits(cell)) {
             self.digits[u] |= 1 << (v - 1);
             self.units[v as usize - 1] |= 1 << u;
+            self.places[u] |= place;
         }
     }
 
@@ -178,26 +191,24 @@ impl UnitDigits {
     }
 
     /// Like [`UnitDigits::forces_naked`], for a hidden single: every other
-    /// empty cell of one of the units of `cell` sees a `v` (`clue_set`: the
-    /// clue cells). Each unit is tested as 9-bit masks at once: its empty
-    /// cells against the cells whose row, column or box holds a `v`.
-    fn forces_hidden(&self, clue_set: u128, cell: usize, v: u8) -> bool {
+    /// empty cell of one of the units of `cell` sees a `v`. Each unit is
+    /// tested as 9-bit masks at once: its empty cells against the cells
+    /// whose row, column or box holds a `v`.
+    fn forces_hidden(&self, cell: usize, v: u8) -> bool {
         let has = self.units[v as usize - 1];
         let (rows, cols, boxes) = (has & 0x1FF, has >> 9 & 0x1FF, has >> 18 & 0x1FF);
         let (r, c) = (cell / 9, cell % 9);
         let (band, stack) = (r / 3, c / 3);
+        let [row_unit, col_unit, box_unit] = Self::of(cell);
         // The row: its empty cells (by column) other than `cell`.
-        let row_clues = (clue_set >> (9 * r)) as u32 & 0x1FF;
+        let row_clues = self.places[row_unit] as u32;
         let empty = !row_clues & 0x1FF & !(1 << c);
         let box_cols = SPREAD3[(boxes >> (3 * band) & 7) as usize];
         if empty & !(cols | box_cols) == 0 {
             return true;
         }
         // The column: its empty cells (by row).
-        let mut col_clues = 0u32;
-        for k in 0..9 {
-            col_clues |= ((clue_set >> (9 * k + c)) as u32 & 1) << k;
-        }
+        let col_clues = self.places[col_unit] as u32;
         let empty = !col_clues & 0x1FF & !(1 << r);
         let stack_boxes = (boxes >> stack & 1)
             | (boxes >> (stack + 3) & 1) << 1
@@ -206,10 +217,7 @@ impl UnitDigits {
             return true;
         }
         // The box: bit 3i + j for its cell (row i, column j).
-        let mut box_clues = 0u32;
-        for i in 0..3 {
-            box_clues |= ((clue_set >> (9 * (3 * band + i) + 3 * stack)) as u32 & 7) << (3 * i);
-        }
+        let box_clues = self.places[box_unit] as u32;
         let empty = !box_clues & 0x1FF & !(1 << (3 * (r % 3) + c % 3));
         let row_cover = SPREAD3[(rows >> (3 * band) & 7) as usize];
         let col_cover = (cols >> (3 * stack) & 7) * 0o111;
@@ -232,47 +240,55 @@ impl UnitDigits {
 /// cost more than it saved: measured 5% slower.)
 fn small_unavoidable_sets(solution: &Grid) -> Vec<u128> {
     let v = solution.cells();
-    let set = |cells: [usize; 4]| cells.iter().fold(0u128, |m, &c| m | 1 << c);
-    let mut found = Vec::new();
-    for band in 0..3 {
-        for (i, j) in [(0, 1), (0, 2), (1, 2)] {
-            let (a, b) = (3 * band + i, 3 * band + j);
-            for x in 0..9 {
-                for y in x + 1..9 {
-                    // Rows a, b and columns x, y; then the transposed case.
-                    let cells = [9 * a + x, 9 * a + y, 9 * b + x, 9 * b + y];
-                    if v[cells[0]] == v[cells[3]] && v[cells[1]] == v[cells[2]] {
-                        found.push(set(cells));
-                    }
-                    let cells = [9 * x + a, 9 * y + a, 9 * x + b, 9 * y + b];
-                    if v[cells[0]] == v[cells[3]] && v[cells[1]] == v[cells[2]] {
-                        found.push(set(cells));
+    let mut found = Vec::with_capacity(32);
+    // Unique rectangles. Two rows `a`, `b` of a band: at each column `x`,
+    // `a` holds `p` and `b` holds `q`; the rectangle's other column can
+    // only be where `a` holds `q`, so one lookup per column (not a test
+    // of every pair of columns). Found once, from its left column.
+    // Transposed, the same for two columns of a stack.
+    for first in [0, 9] {
+        // Rows 0-8 (bands), then columns 9-17 (stacks).
+        for group in 0..3 {
+            for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+                let a = &UNIT_CELLS[first + 3 * group + i];
+                let b = &UNIT_CELLS[first + 3 * group + j];
+                // Where each digit lies along `a`.
+                let mut along_a = [0usize; 10];
+                for (k, &cell) in a.iter().enumerate() {
+                    along_a[v[cell as usize] as usize] = k;
+                }
+                for x in 0..9 {
+                    let y = along_a[v[b[x] as usize] as usize];
+                    if y > x && v[b[y] as usize] == v[a[x] as usize] {
+                        found.push(1 << a[x] | 1 << a[y] | 1 << b[x] | 1 << b[y]);
                     }
                 }
             }
         }
     }
-    // Per band, each digit's columns (bits 0-8) and cells; per stack, its
-    // rows and cells.
+    // Per band, each digit's columns (bits 0-8); per stack, its rows. Two
+    // digits with the same three make a six-cell cycle (rare: about one a
+    // grid), whose cells are gathered then.
     let mut band_cols = [[0u16; 9]; 3];
-    let mut band_cells = [[0u128; 9]; 3];
     let mut stack_rows = [[0u16; 9]; 3];
-    let mut stack_cells = [[0u128; 9]; 3];
     for (cell, &d) in v.iter().enumerate() {
         let (row, col, d) = (cell / 9, cell % 9, d as usize - 1);
         band_cols[row / 3][d] |= 1 << col;
-        band_cells[row / 3][d] |= 1 << cell;
         stack_rows[col / 3][d] |= 1 << row;
-        stack_cells[col / 3][d] |= 1 << cell;
     }
+    let cells_of = |digits: [usize; 2], within: &dyn Fn(usize) -> bool| {
+        (0..CELLS)
+            .filter(|&c| within(c) && digits.contains(&(v[c] as usize - 1)))
+            .fold(0u128, |set, c| set | 1 << c)
+    };
     for k in 0..3 {
         for a in 0..9 {
             for b in a + 1..9 {
                 if band_cols[k][a] == band_cols[k][b] {
-                    found.push(band_cells[k][a] | band_cells[k][b]);
+                    found.push(cells_of([a, b], &|c| c / 27 == k));
                 }
                 if stack_rows[k][a] == stack_rows[k][b] {
-                    found.push(stack_cells[k][a] | stack_cells[k][b]);
+                    found.push(cells_of([a, b], &|c| c % 9 / 3 == k));
                 }
             }
         }
@@ -435,7 +451,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
         // Cheapest first; each answers only when it is sure, so the order
         // does not change the decision.
         let forced = |cell: usize, v: u8, units: &UnitDigits| {
-            units.forces_naked(cell, v) || units.forces_hidden(clue_set, cell, v)
+            units.forces_naked(cell, v) || units.forces_hidden(cell, v)
         };
         let needed = if units.forces_naked(i, vi) && (i == j || units.forces_naked(j, vj)) {
             false
@@ -481,8 +497,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
             clue_set &= !(1 << i);
             let needed = !units.forces_naked(i, v)
                 && (bare(clue_set)
-                    || !units.forces_hidden(clue_set, i, v)
-                        && solver.solvable_without(&puzzle, i, v));
+                    || !units.forces_hidden(i, v) && solver.solvable_without(&puzzle, i, v));
             if needed {
                 puzzle.set(i / 9, i % 9, v);
                 units.restore(i, v);
@@ -574,7 +589,7 @@ mod tests {
                 clue_set &= !(1 << i);
                 let trial = Grid::from_cells(cells).unwrap();
                 let needed = solver.solvable_without(&trial, i, v);
-                if units.forces_naked(i, v) || units.forces_hidden(clue_set, i, v) {
+                if units.forces_naked(i, v) || units.forces_hidden(i, v) {
                     assert!(!needed, "forced clue {i} needed");
                     forced += 1;
                 } else if sets.iter().any(|&set| set & clue_set == 0) {
@@ -594,6 +609,44 @@ mod tests {
             forced > 0 && bare > 0 && searched > 0,
             "{forced} {bare} {searched}"
         );
+    }
+
+    /// The unique rectangles of the sets, against a test of every pair of
+    /// rows of a band (columns of a stack) at every pair of columns (rows).
+    #[test]
+    fn every_unique_rectangle_is_found_once() {
+        let mut total = 0;
+        for index in 0..200 {
+            let g = generate(9, index, GenerateOptions::default());
+            let v = g.solution.cells();
+            let mut every_pair = Vec::new();
+            for band in 0..3 {
+                for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+                    let (a, b) = (3 * band + i, 3 * band + j);
+                    for x in 0..9 {
+                        for y in x + 1..9 {
+                            for cells in [
+                                [9 * a + x, 9 * a + y, 9 * b + x, 9 * b + y],
+                                [9 * x + a, 9 * y + a, 9 * x + b, 9 * y + b],
+                            ] {
+                                if v[cells[0]] == v[cells[3]] && v[cells[1]] == v[cells[2]] {
+                                    every_pair.push(cells.iter().fold(0u128, |m, &c| m | 1 << c));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let mut found: Vec<u128> = small_unavoidable_sets(&g.solution)
+                .into_iter()
+                .filter(|set| set.count_ones() == 4)
+                .collect();
+            found.sort_unstable();
+            every_pair.sort_unstable();
+            assert_eq!(found, every_pair, "grid {}", g.solution);
+            total += found.len();
+        }
+        assert!(total > 100, "{total} rectangles in 200 grids");
     }
 
     #[test]
