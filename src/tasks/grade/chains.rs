@@ -108,19 +108,6 @@ impl Arena {
         self.parents(id).first().copied()
     }
 
-    /// True when `pot` is on the line of first parents above `id` (not
-    /// counting `id` itself).
-    fn descends_from(&self, id: NodeId, pot: Pot) -> bool {
-        let mut at = id;
-        while let Some(up) = self.first_parent(at) {
-            if self.pot(up) == pot {
-                return true;
-            }
-            at = up;
-        }
-        false
-    }
-
     /// The number of distinct candidates-with-state `id` rests on, itself
     /// included: SE's measure of a chain's length. Breadth first, and a
     /// candidate met again is not followed again, as SE counts.
@@ -216,6 +203,90 @@ impl PotSet {
             }
             keep
         });
+    }
+}
+
+/// The candidates-with-state one static search (cycles and forcing chains
+/// of the first chaining producer) has reached, each with the one it was
+/// reached from. Such a search gives every node a single parent and meets
+/// each candidate-with-state once, so a node is its [`Pot`]: a slot per
+/// pot holds its parent, and a search number tells the slots of this
+/// search from older ones (nothing is cleared between searches). Only a
+/// result is copied into the [`Arena`] (see [`Tree::grow`]), which keeps
+/// the many nodes that lead nowhere out of it.
+struct Tree {
+    /// Per pot: the search that reached it last, and its parent then (the
+    /// root is its own parent).
+    slot: Box<[(u32, Pot); POTS]>,
+    search: u32,
+    /// [`Tree::grow`]'s line, kept for its buffer.
+    line: Vec<Pot>,
+}
+
+impl Tree {
+    fn new() -> Tree {
+        Tree {
+            slot: Box::new([(0, Pot(0)); POTS]),
+            search: 0,
+            line: Vec::new(),
+        }
+    }
+
+    /// Starts a new search from `root`.
+    fn start(&mut self, root: Pot) {
+        self.search = self.search.wrapping_add(1);
+        if self.search == 0 {
+            // Search numbers wrapped: old slots could pass for new ones.
+            self.slot.fill((0, Pot(0)));
+            self.search = 1;
+        }
+        self.slot[root.0 as usize] = (self.search, root);
+    }
+
+    fn contains(&self, p: Pot) -> bool {
+        self.slot[p.0 as usize].0 == self.search
+    }
+
+    /// Records `p`, reached from `parent` (which this search reached).
+    fn insert(&mut self, p: Pot, parent: Pot) {
+        self.slot[p.0 as usize] = (self.search, parent);
+    }
+
+    fn parent(&self, p: Pot) -> Option<Pot> {
+        let up = self.slot[p.0 as usize].1;
+        (up != p).then_some(up)
+    }
+
+    /// True when `pot` is on the line of parents above `at` (not counting
+    /// `at` itself).
+    fn descends_from(&self, at: Pot, pot: Pot) -> bool {
+        let mut at = at;
+        while let Some(up) = self.parent(at) {
+            if up == pot {
+                return true;
+            }
+            at = up;
+        }
+        false
+    }
+
+    /// Copies the line from the root down to `last`, then `extra` below it
+    /// (each the child of the one before), into `arena`: the nodes a
+    /// result stands on. Returns the node of the final pot.
+    fn grow(&mut self, arena: &mut Arena, last: Pot, extra: &[Pot]) -> NodeId {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        let mut at = Some(last);
+        while let Some(p) = at {
+            line.push(p);
+            at = self.parent(p);
+        }
+        let mut node = arena.root(line[line.len() - 1]);
+        for &p in line[..line.len() - 1].iter().rev().chain(extra) {
+            node = arena.child(p, node);
+        }
+        self.line = line;
+        node
     }
 }
 
@@ -390,10 +461,10 @@ impl Links {
 /// Buffers a breadth-first search reuses from one start to the next.
 #[derive(Default)]
 struct Scratch {
-    on: Vec<NodeId>,
-    off: Vec<NodeId>,
-    /// A cycle search's pending "off"s: (candidate, parent, node).
-    off_visits: Vec<(Pot, NodeId, NodeId)>,
+    on: Vec<Pot>,
+    off: Vec<Pot>,
+    /// A cycle search's pending "off"s: (candidate, parent, a repeat?).
+    off_visits: Vec<(Pot, Pot, bool)>,
     /// [`Chains::chain`]'s queues and link lists.
     queue_on: VecDeque<NodeId>,
     queue_off: VecDeque<NodeId>,
@@ -411,6 +482,7 @@ pub struct Chains {
     chains_found: Vec<NodeId>,
     scratch: Scratch,
     links: Links,
+    tree: Tree,
     best: Option<Found>,
     /// The place in SE's list of the next hint offered.
     order: u64,
@@ -498,9 +570,7 @@ const REGION_ON: usize = 22;
 const REGION_OFF: usize = 23;
 const POS_ON: usize = 24; // 9 sets: what each other place of a digit implies
 const POS_OFF: usize = 33; // 9 sets
-const CYCLE_ON: usize = 42;
-const CYCLE_OFF: usize = 43;
-const SETS: usize = 44;
+const SETS: usize = 42;
 
 /// The passes of the first chaining producer: (Y links, X links).
 const PASSES: [(bool, bool); 3] = [(false, true), (true, false), (true, true)];
@@ -586,6 +656,7 @@ impl Chains {
             chains_found: Vec::new(),
             scratch: Scratch::default(),
             links: Links::new(),
+            tree: Tree::new(),
             best: None,
             order: 0,
             x_quiet: [None; 9],
@@ -732,7 +803,7 @@ impl Chains {
             return;
         }
         self.arena.clear();
-        let start = self.arena.root(Pot::new(cell, d, true));
+        let start = Pot::new(cell, d, true);
         let mut cycles = std::mem::take(&mut self.cycles_found);
         cycles.clear();
         let mut chains = std::mem::take(&mut self.chains_found);
@@ -743,17 +814,12 @@ impl Chains {
         chains.extend(from_on);
         if off_limit >= 2 {
             // From "off": the start's "on" proves it true.
-            let start_off = self.arena.root(Pot::new(cell, d, false));
-            let (on, off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
-            on.clear();
-            off.clear();
-            off.insert(self.arena.pot(start_off), start_off);
             chains.extend(forcing_from_off(
+                &mut self.tree,
                 &mut self.arena,
                 &mut self.scratch,
                 &self.links,
-                (on, off),
-                start_off,
+                start.flipped(),
                 y,
                 off_limit,
             ));
@@ -811,11 +877,12 @@ impl Chains {
     /// after four or more links; and with X links, the first node that is
     /// the start's "off" (SE's forcing chain from "on", whose search
     /// follows the same links in the same order). `limits`: the longest
-    /// cycle and forcing chain sought (0: none).
+    /// cycle and forcing chain sought (0: none). The search runs in
+    /// [`Tree`]; what it finds is grown into the arena.
     fn cycles(
         &mut self,
         board: &Board,
-        start: NodeId,
+        start: Pot,
         links: (bool, bool),
         limits: (u32, u32),
         found: &mut Vec<NodeId>,
@@ -826,20 +893,16 @@ impl Chains {
         let mut cycling = cycle_limit >= 4;
         let mut forcing = chain_limit >= 2;
         let mut target = None;
-        let start_pot = self.arena.pot(start);
-        let (to_on, to_off) = pair(&mut self.sets, CYCLE_ON, CYCLE_OFF);
-        to_on.clear();
-        to_off.clear();
-        to_on.insert(start_pot, start);
+        let tree = &mut self.tree;
+        tree.start(start);
         let arena = &mut self.arena;
         let links = &self.links;
         // SE keeps every "off" met again under another parent (unless it
         // is an ancestor of that parent) and follows it again. Followed
         // again, an "off" only leads to "on"s already met, save the start:
-        // so a repeat is kept as (candidate, parent) only while cycles are
-        // sought and only when it leads straight to the start, to close a
-        // cycle. `NONE`: a repeat, without a node of its own yet.
-        const NONE: NodeId = NodeId::MAX;
+        // so a repeat is kept (as its candidate and parent, flagged) only
+        // while cycles are sought and only when it leads straight to the
+        // start, to close a cycle.
         let Scratch {
             on: pending_on,
             off_visits: pending_off,
@@ -852,7 +915,7 @@ impl Chains {
         // by a strong link: the link is the same both ways), the only
         // ones whose repeats can close a cycle.
         let mut leads_to_start = [0u64; POTS.div_ceil(64)];
-        let start_off = start_pot.flipped();
+        let start_off = start.flipped();
         for partner in links.ons_of_off(start_off, y, x).iter().copied() {
             let i = partner.flipped().0 as usize;
             leads_to_start[i / 64] |= 1 << (i % 64);
@@ -870,19 +933,18 @@ impl Chains {
                 break;
             }
             for &p in pending_on.iter() {
-                for pot in links.offs_of_on(arena.pot(p), y).iter().copied() {
-                    if to_off.contains(pot) {
+                for pot in links.offs_of_on(p, y).iter().copied() {
+                    if tree.contains(pot) {
                         let i = pot.0 as usize;
                         if cycling && leads_to_start[i / 64] & (1 << (i % 64)) != 0 {
-                            pending_off.push((pot, p, NONE));
+                            pending_off.push((pot, p, true));
                         }
                     } else if pot == start_off || links.leads_on(pot, y, x) {
                         // Never an ancestor of `p`: those were all met.
-                        let n = arena.child(pot, p);
-                        to_off.insert(pot, n);
-                        pending_off.push((pot, p, n));
+                        tree.insert(pot, p);
+                        pending_off.push((pot, p, false));
                         if pot == start_off && forcing {
-                            target = Some(n);
+                            target = Some(tree.grow(arena, pot, &[]));
                             forcing = false;
                         }
                     }
@@ -895,13 +957,12 @@ impl Chains {
             if !cycling && !forcing {
                 break;
             }
-            for &(off, parent, node) in pending_off.iter() {
-                if node == NONE {
-                    if !cycling || length < 4 || arena.descends_from(parent, off) {
+            for &(off, parent, repeat) in pending_off.iter() {
+                if repeat {
+                    if !cycling || length < 4 || tree.descends_from(parent, off) {
                         continue;
                     }
-                    let repeat = arena.child(off, parent);
-                    let dst = arena.child(start_pot, repeat);
+                    let dst = tree.grow(arena, parent, &[off, start]);
                     found.push(dst);
                     // Later cycles are as long or longer, and met later:
                     // the first that removes something is the one that
@@ -910,15 +971,14 @@ impl Chains {
                     continue;
                 }
                 for pot in links.ons_of_off(off, y, x).iter().copied() {
-                    if pot == start_pot && length >= 4 && cycling {
-                        let n = arena.child(pot, node);
-                        found.push(n);
-                        cycling = cycle_removals(arena, board, n).is_empty();
+                    if pot == start && length >= 4 && cycling {
+                        let dst = tree.grow(arena, off, &[start]);
+                        found.push(dst);
+                        cycling = cycle_removals(arena, board, dst).is_empty();
                     }
-                    if !to_on.contains(pot) {
-                        let n = arena.child(pot, node);
-                        pending_on.push(n);
-                        to_on.insert(pot, n);
+                    if !tree.contains(pot) {
+                        tree.insert(pot, off);
+                        pending_on.push(pot);
                     }
                 }
             }
@@ -1378,11 +1438,11 @@ fn pair(sets: &mut [PotSet], a: usize, b: usize) -> (&mut PotSet, &mut PotSet) {
 /// if one stands on at most `limit` nodes. (The chain from "on" comes out
 /// of the cycle search: see [`Chains::cycles`].)
 fn forcing_from_off(
+    tree: &mut Tree,
     arena: &mut Arena,
     scratch: &mut Scratch,
     links: &Links,
-    (to_on, to_off): (&mut PotSet, &mut PotSet),
-    start: NodeId,
+    start: Pot,
     y: bool,
     limit: u32,
 ) -> Option<NodeId> {
@@ -1394,7 +1454,8 @@ fn forcing_from_off(
     pending_on.clear();
     pending_off.clear();
     pending_off.push(start);
-    let target = arena.pot(start).flipped();
+    tree.start(start);
+    let target = start.flipped();
     // A node made at depth k stands on k + 1 nodes; the first layer is
     // the start's "off".
     let mut depth = 1;
@@ -1403,14 +1464,13 @@ fn forcing_from_off(
             return None;
         }
         for &p in pending_off.iter() {
-            for pot in links.ons_of_off(arena.pot(p), y, true).iter().copied() {
+            for pot in links.ons_of_off(p, y, true).iter().copied() {
                 if pot == target {
-                    return Some(arena.child(pot, p));
+                    return Some(tree.grow(arena, p, &[pot]));
                 }
-                if !to_on.contains(pot) {
-                    let n = arena.child(pot, p);
-                    pending_on.push(n);
-                    to_on.insert(pot, n);
+                if !tree.contains(pot) {
+                    tree.insert(pot, p);
+                    pending_on.push(pot);
                 }
             }
         }
@@ -1423,11 +1483,10 @@ fn forcing_from_off(
             return None;
         }
         for &p in pending_on.iter() {
-            for pot in links.offs_of_on(arena.pot(p), y).iter().copied() {
-                if !to_off.contains(pot) && links.leads_on(pot, y, true) {
-                    let n = arena.child(pot, p);
-                    pending_off.push(n);
-                    to_off.insert(pot, n);
+            for pot in links.offs_of_on(p, y).iter().copied() {
+                if !tree.contains(pot) && links.leads_on(pot, y, true) {
+                    tree.insert(pot, p);
+                    pending_off.push(pot);
                 }
             }
         }
@@ -1600,6 +1659,43 @@ mod tests {
             }
         }
         assert_eq!(compared, 60);
+    }
+
+    /// A tree forgets what older searches reached, also when its search
+    /// numbers wrap, and grows a result's line into the arena root first.
+    #[test]
+    fn tree_keeps_one_search_and_grows_lines() {
+        let (a, b, c, d) = (
+            Pot::new(0, 1, true),
+            Pot::new(1, 1, false),
+            Pot::new(2, 1, true),
+            Pot::new(3, 1, false),
+        );
+        let mut tree = Tree::new();
+        for search in [5, u32::MAX - 1, u32::MAX] {
+            tree.search = search;
+            tree.start(a);
+            tree.insert(b, a);
+            tree.insert(c, b);
+            assert!(tree.contains(a) && tree.contains(c));
+            assert!(tree.descends_from(c, a) && !tree.descends_from(b, c));
+            let mut arena = Arena::default();
+            let end = tree.grow(&mut arena, c, &[d]);
+            let mut line = vec![arena.pot(end)];
+            let mut at = end;
+            while let Some(up) = arena.first_parent(at) {
+                line.push(arena.pot(up));
+                at = up;
+            }
+            assert_eq!(line, [d, c, b, a]);
+            assert_eq!(arena.ancestors(end, &mut Vec::new()), 4);
+            // The next search (after a wrap too) starts empty.
+            tree.start(d);
+            assert!(!tree.contains(a) && !tree.contains(b) && !tree.contains(c));
+            assert!(tree.contains(d) && tree.parent(d).is_none());
+            // Nor does a pot no search has reached pass for reached.
+            assert!(!tree.contains(Pot::new(80, 9, true)));
+        }
     }
 
     #[test]
