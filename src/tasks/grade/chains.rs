@@ -1054,6 +1054,11 @@ impl Chains {
         self.order = 0;
         self.arena.clear();
         self.remembered.forget();
+        if !mode.dynamic {
+            // The board stays as it is through every chain: its links are
+            // listed once.
+            self.links.build(board);
+        }
         for cell in 0..81u8 {
             let n = board.cands(cell).count_ones();
             if n > 2 || (n > 1 && mode.dynamic) {
@@ -1327,7 +1332,10 @@ impl Chains {
         off: usize,
         mode: Mode,
     ) -> Option<(NodeId, NodeId)> {
-        let mut work = board.clone();
+        // Dynamic chains take each "off" out of a working copy of the
+        // board as they go, and read their links from it; static ones read
+        // the links listed for the board (see `multiple_chains`).
+        let mut work = mode.dynamic.then(|| board.clone());
         let Scratch {
             queue_on: pending_on,
             queue_off: pending_off,
@@ -1345,11 +1353,17 @@ impl Chains {
         }
         let (to_on, to_off) = pair(&mut self.sets, on, off);
         let arena = &mut self.arena;
-        let source = mode.dynamic.then_some(board);
+        let links = &self.links;
         loop {
             if let Some(p) = pending_on.pop_front() {
-                on_to_off(&work, arena.pot(p), mode.y, offs);
-                for &pot in offs.iter() {
+                let implied = match &work {
+                    Some(work) => {
+                        on_to_off(work, arena.pot(p), mode.y, offs);
+                        &offs[..]
+                    }
+                    None => links.offs_of_on(arena.pot(p), mode.y),
+                };
+                for &pot in implied {
                     if let Some(c) = to_on.get(pot.flipped()) {
                         return Some((c, arena.child(pot, p)));
                     }
@@ -1362,23 +1376,34 @@ impl Chains {
                 continue;
             }
             if let Some(p) = pending_off.pop_front() {
-                off_to_on(&work, arena.pot(p), mode.y, true, ons);
+                let Some(work) = &mut work else {
+                    for &pot in links.ons_of_off(arena.pot(p), mode.y, true) {
+                        if let Some(c) = to_off.get(pot.flipped()) {
+                            return Some((arena.child(pot, p), c));
+                        }
+                        if !to_on.contains(pot) {
+                            let n = arena.child(pot, p);
+                            to_on.insert(pot, n);
+                            pending_on.push_back(n);
+                        }
+                    }
+                    continue;
+                };
+                off_to_on(work, arena.pot(p), mode.y, true, ons);
                 // (The nodes' hidden parents are read before `p` itself
                 // leaves the working grid.)
                 for &(pot, via) in ons.iter() {
                     if let Some(c) = to_off.get(pot.flipped()) {
-                        return Some((on_node(arena, &work, source, to_off, p, pot, via), c));
+                        return Some((on_node(arena, work, board, to_off, p, pot, via), c));
                     }
                     if !to_on.contains(pot) {
-                        let n = on_node(arena, &work, source, to_off, p, pot, via);
+                        let n = on_node(arena, work, board, to_off, p, pot, via);
                         to_on.insert(pot, n);
                         pending_on.push_back(n);
                     }
                 }
-                if mode.dynamic {
-                    let pot = arena.pot(p);
-                    work.eliminate(pot.cell(), pot.digit());
-                }
+                let pot = arena.pot(p);
+                work.eliminate(pot.cell(), pot.digit());
                 continue;
             }
             return None;
@@ -1569,37 +1594,35 @@ fn off_to_on(grid: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>
     }
 }
 
-/// The node of an "on" reached from `parent` by `via`. In dynamic chains
-/// (`source`, the grid before the chain) the candidates the chain removed
-/// that the link needs become parents too, found in `offs`.
+/// The node of an "on" reached from `parent` by `via` in a dynamic chain:
+/// the candidates the chain removed from `source` (the board before the
+/// chain) that the link needs become parents too, found in `offs`.
 fn on_node(
     arena: &mut Arena,
     grid: &Board,
-    source: Option<&Board>,
+    source: &Board,
     offs: &PotSet,
     parent: NodeId,
     pot: Pot,
     via: Via,
 ) -> NodeId {
     let n = arena.child(pot, parent);
-    if let Some(src) = source {
-        let (cell, d) = (pot.cell(), pot.digit());
-        match via {
-            Via::Cell => {
-                for v in digits(src.cands(cell) & !grid.cands(cell)) {
-                    if let Some(h) = offs.get(Pot::new(cell, v, false)) {
-                        arena.add_parent(n, h);
-                    }
+    let (cell, d) = (pot.cell(), pot.digit());
+    match via {
+        Via::Cell => {
+            for v in digits(source.cands(cell) & !grid.cands(cell)) {
+                if let Some(h) = offs.get(Pot::new(cell, v, false)) {
+                    arena.add_parent(n, h);
                 }
             }
-            Via::Unit(u) => {
-                let mut gone = src.positions(u, d) & !grid.positions(u, d);
-                while gone != 0 {
-                    let c = UNIT_CELLS[u][gone.trailing_zeros() as usize];
-                    gone &= gone - 1;
-                    if let Some(h) = offs.get(Pot::new(c, d, false)) {
-                        arena.add_parent(n, h);
-                    }
+        }
+        Via::Unit(u) => {
+            let mut gone = source.positions(u, d) & !grid.positions(u, d);
+            while gone != 0 {
+                let c = UNIT_CELLS[u][gone.trailing_zeros() as usize];
+                gone &= gone - 1;
+                if let Some(h) = offs.get(Pot::new(c, d, false)) {
+                    arena.add_parent(n, h);
                 }
             }
         }
