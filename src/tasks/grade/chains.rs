@@ -20,7 +20,6 @@
 use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS, UNIT_MASKS};
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, UNIT_CELLS};
-use std::collections::VecDeque;
 
 /// A candidate and a state: `((cell * 9 + digit - 1) << 1) | on`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -458,6 +457,38 @@ impl Links {
     }
 }
 
+/// A first-in first-out queue of nodes that only grows until cleared:
+/// a vector and the place of its head (no wrapping around, as in a ring
+/// buffer: one chain's queue is emptied once, at its end).
+#[derive(Default)]
+struct Queue {
+    nodes: Vec<NodeId>,
+    head: usize,
+}
+
+impl Queue {
+    fn clear(&mut self) {
+        self.nodes.clear();
+        self.head = 0;
+    }
+
+    fn push_back(&mut self, n: NodeId) {
+        self.nodes.push(n);
+    }
+
+    fn pop_front(&mut self) -> Option<NodeId> {
+        let n = *self.nodes.get(self.head)?;
+        self.head += 1;
+        Some(n)
+    }
+}
+
+impl Extend<NodeId> for Queue {
+    fn extend<I: IntoIterator<Item = NodeId>>(&mut self, nodes: I) {
+        self.nodes.extend(nodes);
+    }
+}
+
 /// Buffers a breadth-first search reuses from one start to the next.
 #[derive(Default)]
 struct Scratch {
@@ -466,8 +497,8 @@ struct Scratch {
     /// A cycle search's pending "off"s: (candidate, parent, a repeat?).
     off_visits: Vec<(Pot, Pot, bool)>,
     /// [`Chains::chain`]'s queues and link lists.
-    queue_on: VecDeque<NodeId>,
-    queue_off: VecDeque<NodeId>,
+    queue_on: Queue,
+    queue_off: Queue,
     offs: Vec<Pot>,
     ons: Vec<(Pot, Via)>,
 }
