@@ -111,22 +111,30 @@ impl Arena {
     /// included: SE's measure of a chain's length. Breadth first, and a
     /// candidate met again is not followed again, as SE counts.
     fn ancestors(&self, id: NodeId, queue: &mut Vec<NodeId>) -> u32 {
+        // A node is queued only if no node of its candidate was: queues
+        // are first in, first out, so the one followed is the one that
+        // would be popped first anyway.
         let mut seen = [0u64; POTS.div_ceil(64)];
+        let mut first_of_its_pot = |n: NodeId| {
+            let p = self.pot(n).0 as usize;
+            let new = seen[p / 64] & (1 << (p % 64)) == 0;
+            seen[p / 64] |= 1 << (p % 64);
+            new
+        };
         queue.clear();
         queue.push(id);
-        let (mut head, mut count) = (0, 0);
+        first_of_its_pot(id);
+        let mut head = 0;
         while head < queue.len() {
             let n = queue[head];
             head += 1;
-            let p = self.pot(n).0 as usize;
-            if seen[p / 64] & (1 << (p % 64)) != 0 {
-                continue;
+            for &parent in self.parents(n) {
+                if first_of_its_pot(parent) {
+                    queue.push(parent);
+                }
             }
-            seen[p / 64] |= 1 << (p % 64);
-            count += 1;
-            queue.extend_from_slice(self.parents(n));
         }
-        count
+        queue.len() as u32
     }
 }
 
