@@ -277,24 +277,35 @@ impl Tree {
         false
     }
 
-    /// Copies the line from the root down to `last`, then `extra` below it
-    /// (each the child of the one before), into `arena`: the nodes a
-    /// result stands on. Returns the node of the final pot.
-    fn grow(&mut self, arena: &mut Arena, last: Pot, extra: &[Pot]) -> NodeId {
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
+    /// The pots from the root down to `last`, then `extra` below it:
+    /// the line a result stands on.
+    fn line(&mut self, last: Pot, extra: &[Pot]) -> &[Pot] {
+        self.line.clear();
         let mut at = Some(last);
         while let Some(p) = at {
-            line.push(p);
+            self.line.push(p);
             at = self.parent(p);
         }
-        let mut node = arena.root(line[line.len() - 1]);
-        for &p in line[..line.len() - 1].iter().rev().chain(extra) {
-            node = arena.child(p, node);
-        }
-        self.line = line;
-        node
+        self.line.reverse();
+        self.line.extend_from_slice(extra);
+        &self.line
     }
+
+    /// Copies [`Tree::line`] into `arena` (each node the child of the one
+    /// before): the nodes a result stands on. Returns the last node.
+    fn grow(&mut self, arena: &mut Arena, last: Pot, extra: &[Pot]) -> NodeId {
+        grow(arena, self.line(last, extra))
+    }
+}
+
+/// Adds `line` to `arena` as a chain from its first pot; returns the node
+/// of the last.
+fn grow(arena: &mut Arena, line: &[Pot]) -> NodeId {
+    let mut node = arena.root(line[0]);
+    for &p in &line[1..] {
+        node = arena.child(p, node);
+    }
+    node
 }
 
 /// SE's length bonus: 0.1 for each of 4, 6, 8, 12, 16, 24, 32, ... (each
@@ -517,7 +528,6 @@ pub struct Chains {
     arena: Arena,
     sets: Vec<PotSet>,
     queue: Vec<NodeId>,
-    cycles_found: Vec<NodeId>,
     chains_found: Vec<NodeId>,
     scratch: Scratch,
     links: Links,
@@ -691,7 +701,6 @@ impl Chains {
             arena: Arena::default(),
             sets: (0..SETS).map(|_| PotSet::new()).collect(),
             queue: Vec::new(),
-            cycles_found: Vec::new(),
             chains_found: Vec::new(),
             scratch: Scratch::default(),
             links: Links::new(),
@@ -843,13 +852,12 @@ impl Chains {
         }
         self.arena.clear();
         let start = Pot::new(cell, d, true);
-        let mut cycles = std::mem::take(&mut self.cycles_found);
-        cycles.clear();
+        let mut cycle = None;
         let mut chains = std::mem::take(&mut self.chains_found);
         chains.clear();
         // The cycles, and the forcing chain from "on" (the start's own
         // "off" proves it false): one search, the same links.
-        let from_on = self.cycles(board, start, (y, x), (cycle_limit, on_limit), &mut cycles);
+        let from_on = self.cycles(board, start, (y, x), (cycle_limit, on_limit), &mut cycle);
         chains.extend(from_on);
         if off_limit >= 2 {
             // From "off": the start's "on" proves it true.
@@ -863,9 +871,9 @@ impl Chains {
                 off_limit,
             ));
         }
-        for (i, &dst) in cycles.iter().enumerate() {
-            self.order = order | i as u64;
-            self.cycle_hint(board, dst, kind);
+        if let Some((dst, removed)) = cycle {
+            self.order = order;
+            self.cycle_hint(dst, removed, kind);
         }
         for &target in &chains {
             // From "on" (an "off" target) before from "off".
@@ -873,7 +881,6 @@ impl Chains {
             self.order = order + (group << 32);
             self.forcing_chain_hint(board, target, kind);
         }
-        self.cycles_found = cycles;
         self.chains_found = chains;
     }
 
@@ -924,7 +931,7 @@ impl Chains {
         start: Pot,
         links: (bool, bool),
         limits: (u32, u32),
-        found: &mut Vec<NodeId>,
+        found: &mut Option<(NodeId, Removed)>,
     ) -> Option<NodeId> {
         let (y, x) = links;
         let (cycle_limit, chain_limit) = (limits.0, if x { limits.1 } else { 0 });
@@ -1001,19 +1008,17 @@ impl Chains {
                     if !cycling || length < 4 || tree.descends_from(parent, off) {
                         continue;
                     }
-                    let dst = tree.grow(arena, parent, &[off, start]);
-                    found.push(dst);
                     // Later cycles are as long or longer, and met later:
                     // the first that removes something is the one that
                     // can matter.
-                    cycling = cycle_removals(arena, board, dst).is_empty();
+                    *found = removing_cycle(arena, board, tree.line(parent, &[off, start]));
+                    cycling = found.is_none();
                     continue;
                 }
                 for pot in links.ons_of_off(off, y, x).iter().copied() {
                     if pot == start && length >= 4 && cycling {
-                        let dst = tree.grow(arena, off, &[start]);
-                        found.push(dst);
-                        cycling = cycle_removals(arena, board, dst).is_empty();
+                        *found = removing_cycle(arena, board, tree.line(off, &[start]));
+                        cycling = found.is_none();
                     }
                     if !tree.contains(pot) {
                         tree.insert(pot, off);
@@ -1026,11 +1031,7 @@ impl Chains {
         target
     }
 
-    fn cycle_hint(&mut self, board: &Board, dst: NodeId, kind: Kind) {
-        let removed = cycle_removals(&self.arena, board, dst);
-        if removed.is_empty() {
-            return;
-        }
+    fn cycle_hint(&mut self, dst: NodeId, removed: Removed, kind: Kind) {
         let complexity = self.complexity(&[dst]);
         let base = if matches!(kind, Kind::Xy) { 7.0 } else { 6.5 };
         let rating = base + length_bonus(complexity);
@@ -1450,27 +1451,28 @@ impl Chains {
     }
 }
 
-/// What the cycle closing at `dst` removes: the candidates outside its
-/// cells that see a node of their digit in both orientations (an "on"
-/// node and an "off" node).
-fn cycle_removals(arena: &Arena, board: &Board, dst: NodeId) -> Removed {
-    let mut cells: u128 = 0;
-    let mut at = dst;
-    while let Some(up) = arena.first_parent(at) {
-        cells |= 1 << arena.pot(at).cell();
-        at = up;
-    }
+/// The cycle whose nodes are `line` (from the start, closing on it
+/// again) grown into `arena`, with what it removes, if it removes
+/// anything.
+fn removing_cycle(arena: &mut Arena, board: &Board, line: &[Pot]) -> Option<(NodeId, Removed)> {
+    // The start is both ends: counted once.
+    let removed = cycle_removals(board, &line[1..]);
+    (!removed.is_empty()).then(|| (grow(arena, line), removed))
+}
+
+/// What a cycle through the candidates-with-state `cycle` (each once)
+/// removes: the candidates outside its cells that see one of its nodes of
+/// their digit in both orientations (an "on" and an "off").
+fn cycle_removals(board: &Board, cycle: &[Pot]) -> Removed {
+    let cells = cycle.iter().fold(0u128, |m, p| m | 1 << p.cell());
     // Per digit, the cells off the cycle that see one of its "on"s
     // (`forward`) and one of its "off"s (`backward`).
     let mut forward = [0u128; 9];
     let mut backward = [0u128; 9];
-    let mut at = dst;
-    while let Some(up) = arena.first_parent(at) {
-        let p = arena.pot(at);
+    for p in cycle {
         let seen = PEER_MASKS[p.cell() as usize] & board.cells_with(p.digit()) & !cells;
         let side = if p.on() { &mut forward } else { &mut backward };
         side[p.digit() as usize - 1] |= seen;
-        at = up;
     }
     let mut removed_cells = 0;
     for (f, b) in forward.iter_mut().zip(backward) {
