@@ -2,7 +2,7 @@
 //! two cells xz and yz; whichever the pivot holds, one of them is z, so z
 //! leaves every cell that sees both (and, for XYZ, the pivot too).
 
-use super::board::{cells_of, Board, PEERS};
+use super::board::{cells_of, Board, PEERS, PEER_MASKS};
 use super::{Step, Technique};
 
 /// The first XY-wing (`xyz` false, 4.2) or XYZ-wing (4.4) in SE's order:
@@ -32,18 +32,18 @@ pub fn xy_wing(board: &Board, xyz: bool, pivots: u128) -> Option<Step> {
                 }
                 let z = xz & yz;
                 let d = z.trailing_zeros() as u8 + 1;
-                let eliminated: Vec<(u8, u8)> = PEERS[xz_cell as usize]
-                    .iter()
-                    .copied()
-                    .filter(|&c| {
-                        c != pivot
-                            && c != yz_cell
-                            && PEERS[yz_cell as usize].contains(&c)
-                            && (!xyz || PEERS[pivot as usize].contains(&c))
-                            && board.has(c, d)
-                    })
-                    .map(|c| (c, d))
-                    .collect();
+                // The cells seeing both wings (and the pivot, for XYZ)
+                // that hold z, in cell order.
+                let pivot_side = if xyz {
+                    PEER_MASKS[pivot as usize]
+                } else {
+                    !(1 << pivot)
+                };
+                let seeing = PEER_MASKS[xz_cell as usize]
+                    & PEER_MASKS[yz_cell as usize]
+                    & pivot_side
+                    & board.cells_with(d);
+                let eliminated: Vec<(u8, u8)> = cells_of(seeing).map(|c| (c, d)).collect();
                 if eliminated.is_empty() {
                     continue;
                 }
