@@ -3,7 +3,7 @@
 //! cells (nor one digit twice if they see each other); a digit of either
 //! cell that no allowed pair keeps is removed.
 
-use super::board::{cells_of, digits, sees, Board, PEERS};
+use super::board::{cells_of, digits, sees, Board, PEER_MASKS};
 use super::{Step, Technique};
 
 /// The first aligned pair exclusion in SE's order: base cells with two or
@@ -186,30 +186,29 @@ fn triplet_exclusions(board: &Board, cells: [u8; 3], common: u128) -> Option<Vec
 /// its excluders: the peers with two to `most` candidates (a mask of
 /// cells, bit `c`), when there is one.
 fn base_cells(board: &Board, most: u32) -> Vec<(u8, u128)> {
+    // The cells with one candidate, and with two to `most`.
+    let (mut single, mut multi) = (0u128, 0u128);
+    for cell in 0..81u8 {
+        match board.cands(cell).count_ones() {
+            1 => single |= 1 << cell,
+            n if n >= 2 && n <= most => multi |= 1 << cell,
+            _ => {}
+        }
+    }
     let mut bases = Vec::new();
     for cell in 0..81u8 {
         if board.cands(cell).count_ones() < 2 {
             continue;
         }
-        let peers = &PEERS[cell as usize];
-        let mut excluders = 0u128;
-        let mut single = false;
-        for &p in peers {
-            match board.cands(p).count_ones() {
-                1 => single = true,
-                n if n >= 2 && n <= most => excluders |= 1 << p,
-                _ => {}
-            }
-        }
-        if !single && excluders != 0 {
+        let peers = PEER_MASKS[cell as usize];
+        let excluders = peers & multi;
+        if peers & single == 0 && excluders != 0 {
             bases.push((cell, excluders));
         }
     }
     bases
 }
 
-/// The index pairs (i, j), i < j < n, in SE's order: (0,1), (0,2), (1,2),
-/// (0,3), ...
 fn pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
     (1..n).flat_map(|j| (0..j).map(move |i| (i, j)))
 }
