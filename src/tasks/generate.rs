@@ -276,7 +276,7 @@ fn small_unavoidable_sets(solution: &Grid) -> Vec<u128> {
         band_cols[row / 3][d] |= 1 << col;
         stack_rows[col / 3][d] |= 1 << row;
     }
-    let cells_of = |digits: [usize; 2], within: &dyn Fn(usize) -> bool| {
+    let cells_holding = |digits: [usize; 2], within: &dyn Fn(usize) -> bool| {
         (0..CELLS)
             .filter(|&c| within(c) && digits.contains(&(v[c] as usize - 1)))
             .fold(0u128, |set, c| set | 1 << c)
@@ -285,10 +285,10 @@ fn small_unavoidable_sets(solution: &Grid) -> Vec<u128> {
         for a in 0..9 {
             for b in a + 1..9 {
                 if band_cols[k][a] == band_cols[k][b] {
-                    found.push(cells_of([a, b], &|c| c / 27 == k));
+                    found.push(cells_holding([a, b], &|c| c / 27 == k));
                 }
                 if stack_rows[k][a] == stack_rows[k][b] {
-                    found.push(cells_of([a, b], &|c| c % 9 / 3 == k));
+                    found.push(cells_holding([a, b], &|c| c % 9 / 3 == k));
                 }
             }
         }

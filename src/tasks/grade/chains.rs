@@ -226,7 +226,7 @@ struct Tree {
     /// root is its own parent).
     slot: Box<[(u32, Pot); POTS]>,
     search: u32,
-    /// [`Tree::grow`]'s line, kept for its buffer.
+    /// [`Tree::line`]'s buffer.
     line: Vec<Pot>,
 }
 
@@ -396,8 +396,8 @@ impl Found {
 }
 
 /// The links of every candidate of one board, listed once for the many
-/// searches of the first chaining producer (the board does not change
-/// while it searches), per candidate (`cell * 9 + digit - 1`, a [`Pot`]
+/// searches of the first chaining producer and of the multiple chains
+/// (neither changes the board while it searches), per candidate (`cell * 9 + digit - 1`, a [`Pot`]
 /// without its state bit): the "off"s its "on" implies, the cell's other
 /// digits (Y links) first, then the digit in its box, row and column (X
 /// links); and the "on"s its "off" implies, a bivalue cell's other digit
@@ -919,12 +919,13 @@ impl Chains {
     }
 
     /// The cycles back to `start` (on), breadth first, a layer of "on"s
-    /// then a layer of "off"s: each is a node equal to `start` reached
-    /// after four or more links; and with X links, the first node that is
-    /// the start's "off" (SE's forcing chain from "on", whose search
-    /// follows the same links in the same order). `limits`: the longest
-    /// cycle and forcing chain sought (0: none). The search runs in
-    /// [`Tree`]; what it finds is grown into the arena.
+    /// then a layer of "off"s (a cycle is a node equal to `start` reached
+    /// after four or more links), into `found` the first that removes
+    /// something, with its removals; and, returned, with X links, the
+    /// first node that is the start's "off" (SE's forcing chain from
+    /// "on", whose search follows the same links in the same order).
+    /// `limits`: the longest cycle and forcing chain sought (0: none).
+    /// The search runs in [`Tree`]; what it finds is grown into the arena.
     fn cycles(
         &mut self,
         board: &Board,
