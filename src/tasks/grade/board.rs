@@ -32,6 +32,19 @@ pub fn digits(mask: u16) -> impl Iterator<Item = u8> {
 mod tests {
     use super::*;
 
+    /// `unit_places` gives `units_of`'s units, and the cell's place in each.
+    #[test]
+    fn unit_places_are_the_cells_units_and_places() {
+        for cell in 0..81u8 {
+            let places = unit_places(cell);
+            assert_eq!(places.map(|(u, _)| u), units_of(cell));
+            for (u, place) in places {
+                assert_eq!(place.count_ones(), 1);
+                assert_eq!(UNIT_CELLS[u][place.trailing_zeros() as usize], cell);
+            }
+        }
+    }
+
     /// The kept positions equal those counted afresh after any placements
     /// and removals.
     #[test]
@@ -101,6 +114,14 @@ pub fn units_of(cell: u8) -> [usize; 3] {
         ROW_OF[c] as usize,
         9 + COL_OF[c] as usize,
     ]
+}
+
+/// The units holding `cell` in [`units_of`]'s order (box, row, column),
+/// each with the cell's place in it (the bit of [`Board::positions`]).
+#[inline]
+pub fn unit_places(cell: u8) -> [(usize, u16); 3] {
+    let [row, column, in_box] = CELL_UNITS[cell as usize].map(|(u, k)| (u as usize, 1 << k));
+    [in_box, row, column]
 }
 
 /// The units holding `cell`, as a unit mask (bit `u` for unit `u`).

@@ -17,7 +17,7 @@
 //! and keeps the first hint of the lowest (rating, length, kind) as SE's
 //! stable sort does.
 
-use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS, UNIT_MASKS};
+use super::board::{bit, cells_of, digits, unit_places, units_of, Board, PEER_MASKS};
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, UNIT_CELLS};
 
@@ -1589,12 +1589,23 @@ fn on_to_off(grid: &Board, pot: Pot, y: bool, out: &mut Vec<Pot>) {
             out.push(Pot::new(cell, v, false));
         }
     }
-    // A unit's cells come in cell order, so the box's, then the row's and
-    // the column's outside the box.
-    let [in_box, row, column] = units_of(cell).map(|u| UNIT_MASKS[u]);
-    let others = grid.cells_with(d) & !(1 << cell);
-    for mask in [in_box, row & !in_box, column & !in_box] {
-        out.extend(cells_of(others & mask).map(|c| Pot::new(c, d, false)));
+    // A unit's places are in cell order: the box's, then the row's and
+    // the column's outside the box (the places of the box's three columns
+    // in the row, of its three rows in the column).
+    let [(in_box, place), (row, _), (column, _)] = unit_places(cell);
+    let stack_places = 0b111 << (3 * (cell % 9 / 3));
+    let band_places = 0b111 << (3 * (cell / 27));
+    for (u, places) in [
+        (in_box, grid.positions(in_box, d) & !place),
+        (row, grid.positions(row, d) & !stack_places),
+        (column, grid.positions(column, d) & !band_places),
+    ] {
+        let mut rest = places;
+        while rest != 0 {
+            let k = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            out.push(Pot::new(UNIT_CELLS[u][k], d, false));
+        }
     }
 }
 
@@ -1625,11 +1636,10 @@ fn off_to_on(grid: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>
         }
     }
     if x {
-        let others = grid.cells_with(d) & !(1 << cell);
-        for u in units_of(cell) {
-            let in_unit = others & UNIT_MASKS[u];
-            if in_unit.count_ones() == 1 {
-                let other = in_unit.trailing_zeros() as u8;
+        for (u, place) in unit_places(cell) {
+            let others = grid.positions(u, d) & !place;
+            if others.count_ones() == 1 {
+                let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
                 out.push((Pot::new(other, d, true), Via::Unit(u)));
             }
         }
