@@ -209,6 +209,8 @@ fn base_cells(board: &Board, most: u32) -> Vec<(u8, u128)> {
     bases
 }
 
+/// The index pairs (i, j), i < j < n, in SE's order: (0,1), (0,2), (1,2),
+/// (0,3), ...
 fn pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
     (1..n).flat_map(|j| (0..j).map(move |i| (i, j)))
 }
