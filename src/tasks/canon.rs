@@ -134,6 +134,8 @@ struct Partial {
     orientation: u8,
     /// Source bands used so far, one bit each.
     bands_used: u8,
+    /// The label the next new digit gets (one more than the labels given).
+    labels: u8,
 }
 
 impl Partial {
@@ -148,6 +150,7 @@ impl Partial {
             blank_stacks: 3,
             orientation,
             bands_used: 0,
+            labels: 1,
         }
     }
 
@@ -249,41 +252,54 @@ impl Canonicalizer {
         if repeats_in_a_line(grid) {
             return None;
         }
-        // The rows of both orientations: as given, and transposed.
+        // The rows of both orientations: as given, and transposed; and
+        // each row's clue pattern, bit c for a clue in column c.
         let mut lines = [[[0u8; 9]; 9]; 2];
+        let mut patterns = [[0u16; 9]; 2];
         for (i, &d) in grid.cells().iter().enumerate() {
             let (r, c) = (i / 9, i % 9);
             lines[0][r][c] = d;
             lines[1][c][r] = d;
+            let clue = u16::from(d != 0);
+            patterns[0][r] |= clue << c;
+            patterns[1][c] |= clue << r;
         }
         self.tied.clear();
-        let (mut next_label, first_level) = if grid.is_complete() && grid.validate().is_ok() {
+        let first_level = if grid.is_complete() && grid.validate().is_ok() {
             // A solved grid: its first row reads 123456789 whatever the
             // column order, so free groups never form and the orders are
             // found by the second row instead (see `solved_grid_start`).
             solved_grid_start(&lines, &mut self.tied);
-            (10, 2)
+            2
         } else {
             self.tied.push(Partial::start(0));
             self.tied.push(Partial::start(1));
-            (1u8, 0)
+            0
         };
         for level in first_level..9 {
             // Pass 1: the smallest row any tied arrangement can make here.
-            let mut best = u64::MAX;
             self.winners.clear();
-            for (i, p) in self.tied.iter().enumerate() {
-                let mut rows = p.next_rows(level);
-                while rows != 0 {
-                    let r = rows.trailing_zeros() as usize;
-                    rows &= rows - 1;
-                    let key = p.row_key(&lines[p.orientation as usize][r]);
-                    if key < best {
-                        best = key;
-                        self.winners.clear();
-                    }
-                    if key == best {
-                        self.winners.push((i as u32, r as u8));
+            if level == 0 {
+                first_row_winners(&patterns, &mut self.winners);
+            } else if self.tied.len() == 1 && self.tied[0].next_rows(level).count_ones() == 1 {
+                // One arrangement, one row it may take: nothing to compare.
+                let r = self.tied[0].next_rows(level).trailing_zeros();
+                self.winners.push((0, r as u8));
+            } else {
+                let mut best = u64::MAX;
+                for (i, p) in self.tied.iter().enumerate() {
+                    let mut rows = p.next_rows(level);
+                    while rows != 0 {
+                        let r = rows.trailing_zeros() as usize;
+                        rows &= rows - 1;
+                        let key = p.row_key(&lines[p.orientation as usize][r]);
+                        if key < best {
+                            best = key;
+                            self.winners.clear();
+                        }
+                        if key == best {
+                            self.winners.push((i as u32, r as u8));
+                        }
                     }
                 }
             }
@@ -292,17 +308,14 @@ impl Canonicalizer {
             for &(i, r) in &self.winners {
                 let p = &self.tied[i as usize];
                 let row = &lines[p.orientation as usize][r as usize];
-                expand(p, row, r, level, next_label, &mut self.next);
+                expand(p, row, r, level, &mut self.next);
             }
-            next_label += (0..9)
-                .filter(|i| (best >> (4 * i)) & 0xf == NEW as u64)
-                .count() as u8;
             std::mem::swap(&mut self.tied, &mut self.next);
         }
         let automorphisms = self.tied.iter().map(multiplicity).sum();
         let p = &self.tied[0];
         let mut digits = [0u8; 10];
-        let mut unused = next_label;
+        let mut unused = p.labels;
         // Digits the puzzle lacks take the labels left, in order.
         for (digit, &key) in digits.iter_mut().zip(&p.key_of).skip(1) {
             *digit = if key == NEW {
@@ -476,7 +489,37 @@ fn solved_grid_start(lines: &[[[u8; 9]; 9]; 2], out: &mut Vec<Partial>) {
             blank_stacks: 0,
             orientation,
             bands_used: 1 << (r0 / 3),
+            labels: 10,
         });
+    }
+}
+
+/// The rows (orientation, row) that can open the canonical form: those
+/// whose clues, pushed to the right of their stacks and the stacks sorted,
+/// make the smallest first row. Every digit of the first row is new, so
+/// only the clue pattern counts: the row reads, per stack, as many blanks
+/// as the stack lacks clues and then that many new labels, the stacks with
+/// fewer clues first. The key is the sorted per-stack clue counts (each
+/// count at most 3, two bits).
+fn first_row_winners(patterns: &[[u16; 9]; 2], winners: &mut Vec<(u32, u8)>) {
+    let mut best = u8::MAX;
+    for (orientation, rows) in patterns.iter().enumerate() {
+        for (r, &pattern) in rows.iter().enumerate() {
+            let mut counts = [
+                (pattern & 0o7).count_ones() as u8,
+                (pattern & 0o70).count_ones() as u8,
+                (pattern & 0o700).count_ones() as u8,
+            ];
+            sort_prefix(&mut counts, 3);
+            let key = counts[0] << 4 | counts[1] << 2 | counts[2];
+            if key < best {
+                best = key;
+                winners.clear();
+            }
+            if key == best {
+                winners.push((orientation as u32, r as u8));
+            }
+        }
     }
 }
 
@@ -486,20 +529,27 @@ pub fn canonical(grid: &Grid) -> Option<Canonical> {
 }
 
 /// Whether some digit appears twice in a row or a column.
+///
+/// Without a branch per cell (clues and blanks alternate unpredictably):
+/// each line both ORs and adds its digits' bits, and the two differ
+/// exactly when a bit was added twice, since the carry changes the sum.
+/// A blank's bit (bit 0) is kept out by the mask.
 fn repeats_in_a_line(grid: &Grid) -> bool {
-    let mut rows = [0u16; 9];
-    let mut cols = [0u16; 9];
-    for (i, &d) in grid.cells().iter().enumerate() {
-        if d != 0 {
-            let (r, c, bit) = (i / 9, i % 9, 1 << d);
-            if (rows[r] | cols[c]) & bit != 0 {
-                return true;
-            }
-            rows[r] |= bit;
-            cols[c] |= bit;
+    let mut col_or = [0u16; 9];
+    let mut col_sum = [0u16; 9];
+    let mut rows_differ = false;
+    for row in grid.cells().chunks_exact(9) {
+        let (mut row_or, mut row_sum) = (0u16, 0u16);
+        for (c, &d) in row.iter().enumerate() {
+            let bit = (1u16 << d) & !1;
+            row_or |= bit;
+            row_sum += bit;
+            col_or[c] |= bit;
+            col_sum[c] += bit;
         }
+        rows_differ |= row_or != row_sum;
     }
-    false
+    rows_differ || col_or != col_sum
 }
 
 /// How many arrangements a partial one stands for once every row is placed:
@@ -517,34 +567,54 @@ fn multiplicity(p: &Partial) -> u64 {
 /// (new digits inside one free group, equal non-blank triples among the
 /// blank stacks) tried in all its orders, since they name the digits
 /// differently and later rows may tell them apart. Blanks stay free.
-fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, next_label: u8, out: &mut Vec<Partial>) {
-    let key_at = |c: u8| p.key_of[row[c as usize] as usize];
-    // Sort each free prefix by key (cols carry along).
-    let mut cols = p.cols;
-    for s in 0..3 {
-        let block = &mut cols[3 * s..3 * s + 3];
-        let n = p.free[s] as usize;
-        block[..n].sort_unstable_by_key(|&c| key_at(c));
+fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial>) {
+    if p.free == [0; 3] {
+        // Every column is in place already: one way to put the row.
+        out.push(place(p, row, r, level, p.cols));
+        return;
     }
-    // Sort the blank stacks by their triples.
+    // Each position as key << 8 | column: sorting the numbers sorts the
+    // columns by key (ties, blanks or new digits, by column number: any
+    // order would do, blanks stay free and new digits are tried in all).
+    let mut at = [0u16; 9];
+    for (a, &c) in at.iter_mut().zip(&p.cols) {
+        *a = u16::from(p.key_of[row[c as usize] as usize]) << 8 | u16::from(c);
+    }
+    for (block, &n) in at.chunks_exact_mut(3).zip(&p.free) {
+        sort_prefix(block, n);
+    }
+    // The blank stacks sorted by their triples: each stack as its triple
+    // above its three columns.
+    let mut stacks = [0u64; 3];
+    for (stack, block) in stacks.iter_mut().zip(at.chunks_exact(3)) {
+        let keys = [block[0] >> 8, block[1] >> 8, block[2] >> 8];
+        *stack = u64::from(keys[0] << 8 | keys[1] << 4 | keys[2]) << 24
+            | u64::from(block[0] & 0xff) << 16
+            | u64::from(block[1] & 0xff) << 8
+            | u64::from(block[2] & 0xff);
+    }
     let b = p.blank_stacks as usize;
-    let mut stacks: [[u8; 3]; 3] = [
-        [cols[0], cols[1], cols[2]],
-        [cols[3], cols[4], cols[5]],
-        [cols[6], cols[7], cols[8]],
-    ];
-    let triple_of = |s: &[u8; 3]| triple(&[key_at(s[0]), key_at(s[1]), key_at(s[2])]);
-    stacks[..b].sort_unstable_by_key(triple_of);
+    sort_prefix(&mut stacks, b as u8);
+    let triple_of = |stack: u64| stack >> 24;
+    let mut cols = [0u8; 9];
+    let mut keys = [0u8; 9];
+    for (slot, &stack) in stacks.iter().enumerate() {
+        let t = triple_of(stack);
+        for i in 0..3 {
+            cols[3 * slot + i] = (stack >> (16 - 8 * i)) as u8;
+            keys[3 * slot + i] = (t >> (8 - 4 * i)) as u8 & 0xf;
+        }
+    }
     // The runs of equal non-blank triples among the blank stacks.
     let mut stack_runs: [(u8, u8); 3] = [(0, 1); 3];
     let mut n_stack_runs = 0;
     let mut s = 0;
     while s < b {
         let mut e = s + 1;
-        while e < b && triple_of(&stacks[e]) == triple_of(&stacks[s]) {
+        while e < b && triple_of(stacks[e]) == triple_of(stacks[s]) {
             e += 1;
         }
-        if e - s > 1 && triple_of(&stacks[s]) != 0 {
+        if e - s > 1 && triple_of(stacks[s]) != 0 {
             stack_runs[n_stack_runs] = (s as u8, (e - s) as u8);
             n_stack_runs += 1;
         }
@@ -553,27 +623,33 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, next_label: u8, out: 
     // Per stack slot: the run of new digits at the end of its free prefix
     // (the prefix is sorted, and NEW is the largest key).
     let mut new_runs = [(0u8, 0u8); 3];
-    for (slot, stack) in stacks.iter().enumerate() {
-        let n = if slot < b { 3 } else { p.free[slot] as usize };
-        let news = stack[..n].iter().filter(|&&c| key_at(c) == NEW).count();
-        new_runs[slot] = ((n - news) as u8, news as u8);
-    }
     let mut total = 1usize;
+    for (slot, run) in new_runs.iter_mut().enumerate() {
+        let n = if slot < b { 3 } else { p.free[slot] as usize };
+        let news = keys[3 * slot..3 * slot + n]
+            .iter()
+            .filter(|&&k| k == NEW)
+            .count();
+        *run = ((n - news) as u8, news as u8);
+        total *= PERMS[news].len();
+    }
     for &(_, len) in &stack_runs[..n_stack_runs] {
         total *= PERMS[len as usize].len();
     }
-    for &(_, len) in &new_runs {
-        total *= PERMS[len as usize].len();
+    if total == 1 {
+        out.push(place(p, row, r, level, cols));
+        return;
     }
+    let sorted = cols;
     for mut choice in 0..total {
-        let mut st = stacks;
+        let mut st = sorted;
         for (slot, &(start, len)) in new_runs.iter().enumerate() {
             let perms = PERMS[len as usize];
             let perm = perms[choice % perms.len()];
             choice /= perms.len();
-            let orig = stacks[slot];
+            let first = 3 * slot + start as usize;
             for i in 0..len as usize {
-                st[slot][start as usize + i] = orig[start as usize + perm[i] as usize];
+                st[first + i] = sorted[first + perm[i] as usize];
             }
         }
         let inner = st;
@@ -582,53 +658,51 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, next_label: u8, out: 
             let perm = perms[choice % perms.len()];
             choice /= perms.len();
             for i in 0..len as usize {
-                st[start as usize + i] = inner[start as usize + perm[i] as usize];
+                let (to, from) = (
+                    3 * (start as usize + i),
+                    3 * (start as usize + perm[i] as usize),
+                );
+                st[to..to + 3].copy_from_slice(&inner[from..from + 3]);
             }
         }
-        out.push(place(p, row, r, level, next_label, st));
+        out.push(place(p, row, r, level, st));
     }
 }
 
 /// `p` with `row` placed as output row `level`, its columns in the order
-/// `stacks`: new digits named left to right, free groups shrunk to the
+/// `cols`: new digits named left to right, free groups shrunk to the
 /// columns still blank.
-fn place(
-    p: &Partial,
-    row: &[u8; 9],
-    r: u8,
-    level: usize,
-    next_label: u8,
-    stacks: [[u8; 3]; 3],
-) -> Partial {
+fn place(p: &Partial, row: &[u8; 9], r: u8, level: usize, cols: [u8; 9]) -> Partial {
     let mut q = *p;
     q.rows[level] = r;
     q.bands_used |= 1 << (r / 3);
-    let mut label = next_label;
+    q.cols = cols;
+    // Without a branch per column: a digit not yet named (key NEW; a blank
+    // never is) takes the next label.
+    let mut label = p.labels;
+    for &c in &cols {
+        let d = row[c as usize] as usize;
+        let new = q.key_of[d] == NEW;
+        q.key_of[d] = if new { label } else { q.key_of[d] };
+        label += u8::from(new);
+    }
+    q.labels = label;
+    // Blanks sort first, so the columns still blank lead each free prefix.
     let mut blank_stacks = 0;
     let mut still_blank = true;
-    for (slot, stack) in stacks.iter().enumerate() {
+    for slot in 0..3 {
         let n = if slot < p.blank_stacks as usize {
             3
         } else {
             p.free[slot] as usize
         };
-        q.cols[3 * slot..3 * slot + 3].copy_from_slice(stack);
-        // Blanks sort first, so the columns still blank lead the prefix.
-        q.free[slot] = stack[..n]
+        let blanks = cols[3 * slot..3 * slot + n]
             .iter()
-            .take_while(|&&c| row[c as usize] == 0)
-            .count() as u8;
-        for &c in stack {
-            let d = row[c as usize] as usize;
-            if q.key_of[d] == NEW {
-                q.key_of[d] = label;
-                label += 1;
-            }
-        }
-        still_blank &= slot < p.blank_stacks as usize && q.free[slot] == 3;
-        if still_blank {
-            blank_stacks += 1;
-        }
+            .map(|&c| u8::from(row[c as usize] == 0))
+            .sum::<u8>();
+        q.free[slot] = blanks;
+        still_blank &= slot < p.blank_stacks as usize && blanks == 3;
+        blank_stacks += u8::from(still_blank);
     }
     q.blank_stacks = blank_stacks;
     q
@@ -739,6 +813,33 @@ mod tests {
         cells[0] = 5;
         cells[4] = 5;
         assert!(canonical(&Grid::from_cells(cells).unwrap()).is_none());
+    }
+
+    #[test]
+    fn repeats_are_found_in_rows_and_columns_only() {
+        let with = |placed: &[(usize, u8)]| {
+            let mut cells = [0u8; CELLS];
+            for &(i, d) in placed {
+                cells[i] = d;
+            }
+            repeats_in_a_line(&Grid::from_cells(cells).unwrap())
+        };
+        assert!(!with(&[]));
+        // Row 4, columns 0 and 8; then three times in that row.
+        assert!(with(&[(36, 9), (44, 9)]));
+        assert!(with(&[(36, 9), (40, 9), (44, 9)]));
+        // Column 7, rows 0 and 8.
+        assert!(with(&[(7, 1), (79, 1)]));
+        // Same digit in one box but no shared line: not this check's concern.
+        assert!(!with(&[(0, 3), (10, 3)]));
+        // Every digit once per row and column: a solved grid.
+        let solved: Vec<(usize, u8)> = (0..CELLS)
+            .map(|i| (i, ((i / 9 * 3 + i / 27 + i % 9) % 9 + 1) as u8))
+            .collect();
+        assert!(!with(&solved));
+        let mut broken = solved.clone();
+        broken[80].1 = broken[79].1;
+        assert!(with(&broken));
     }
 
     #[test]
