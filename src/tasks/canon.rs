@@ -256,13 +256,14 @@ impl Canonicalizer {
         // each row's clue pattern, bit c for a clue in column c.
         let mut lines = [[[0u8; 9]; 9]; 2];
         let mut patterns = [[0u16; 9]; 2];
-        for (i, &d) in grid.cells().iter().enumerate() {
-            let (r, c) = (i / 9, i % 9);
-            lines[0][r][c] = d;
-            lines[1][c][r] = d;
-            let clue = u16::from(d != 0);
-            patterns[0][r] |= clue << c;
-            patterns[1][c] |= clue << r;
+        for (r, row) in grid.cells().chunks_exact(9).enumerate() {
+            for (c, &d) in row.iter().enumerate() {
+                lines[0][r][c] = d;
+                lines[1][c][r] = d;
+                let clue = u16::from(d != 0);
+                patterns[0][r] |= clue << c;
+                patterns[1][c] |= clue << r;
+            }
         }
         self.tied.clear();
         let first_level = if grid.is_complete() && grid.validate().is_ok() {
@@ -570,7 +571,7 @@ fn multiplicity(p: &Partial) -> u64 {
 fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial>) {
     if p.free == [0; 3] {
         // Every column is in place already: one way to put the row.
-        out.push(place(p, row, r, level, p.cols));
+        place(p, row, r, level, p.cols, out);
         return;
     }
     // Each position as key << 8 | column: sorting the numbers sorts the
@@ -637,7 +638,7 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial
         total *= PERMS[len as usize].len();
     }
     if total == 1 {
-        out.push(place(p, row, r, level, cols));
+        place(p, row, r, level, cols, out);
         return;
     }
     let sorted = cols;
@@ -665,15 +666,20 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial
                 st[to..to + 3].copy_from_slice(&inner[from..from + 3]);
             }
         }
-        out.push(place(p, row, r, level, st));
+        place(p, row, r, level, st, out);
     }
 }
 
-/// `p` with `row` placed as output row `level`, its columns in the order
-/// `cols`: new digits named left to right, free groups shrunk to the
+/// Pushes `p` with `row` placed as output row `level`, its columns in the
+/// order `cols`: new digits named left to right, free groups shrunk to the
 /// columns still blank.
-fn place(p: &Partial, row: &[u8; 9], r: u8, level: usize, cols: [u8; 9]) -> Partial {
-    let mut q = *p;
+///
+/// The copy is edited where it lies in `out`: built on the stack and then
+/// copied in, its fields' byte-sized stores would be read back at once by
+/// wider loads, which the processor cannot forward from pending stores.
+fn place(p: &Partial, row: &[u8; 9], r: u8, level: usize, cols: [u8; 9], out: &mut Vec<Partial>) {
+    out.push(*p);
+    let q = out.last_mut().expect("just pushed");
     q.rows[level] = r;
     q.bands_used |= 1 << (r / 3);
     q.cols = cols;
@@ -705,7 +711,6 @@ fn place(p: &Partial, row: &[u8; 9], r: u8, level: usize, cols: [u8; 9]) -> Part
         blank_stacks += u8::from(still_blank);
     }
     q.blank_stacks = blank_stacks;
-    q
 }
 
 /// All 1,296 orders of nine lines that keep blocks of three together.
