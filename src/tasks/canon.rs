@@ -683,13 +683,20 @@ fn place(p: &Partial, row: &[u8; 9], r: u8, level: usize, cols: [u8; 9], out: &m
     q.rows[level] = r;
     q.bands_used |= 1 << (r / 3);
     q.cols = cols;
-    // Without a branch per column: a digit not yet named (key NEW; a blank
-    // never is) takes the next label.
+    // A digit not yet named (key NEW; a blank never is) takes the next
+    // label. All keys are read before any is written: the row's digits
+    // are distinct but its blanks all read key 0, and a read after a write
+    // to the same byte would wait for it, blank after blank.
+    let mut digits = [0u8; 9];
+    let mut keys = [0u8; 9];
+    for ((d, k), &c) in digits.iter_mut().zip(&mut keys).zip(&cols) {
+        *d = row[c as usize];
+        *k = p.key_of[*d as usize];
+    }
     let mut label = p.labels;
-    for &c in &cols {
-        let d = row[c as usize] as usize;
-        let new = q.key_of[d] == NEW;
-        q.key_of[d] = if new { label } else { q.key_of[d] };
+    for (&d, &k) in digits.iter().zip(&keys) {
+        let new = k == NEW;
+        q.key_of[d as usize] = if new { label } else { k };
         label += u8::from(new);
     }
     q.labels = label;
