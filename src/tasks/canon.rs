@@ -503,26 +503,45 @@ fn solved_grid_start(lines: &[[[u8; 9]; 9]; 2], out: &mut Vec<Partial>) {
 /// fewer clues first. The key is the sorted per-stack clue counts (each
 /// count at most 3, two bits).
 fn first_row_winners(patterns: &[[u16; 9]; 2], winners: &mut Vec<(u32, u8)>) {
-    let mut best = u8::MAX;
-    for (orientation, rows) in patterns.iter().enumerate() {
-        for (r, &pattern) in rows.iter().enumerate() {
-            let mut counts = [
-                (pattern & 0o7).count_ones() as u8,
-                (pattern & 0o70).count_ones() as u8,
-                (pattern & 0o700).count_ones() as u8,
-            ];
-            sort_prefix(&mut counts, 3);
-            let key = counts[0] << 4 | counts[1] << 2 | counts[2];
-            if key < best {
-                best = key;
-                winners.clear();
-            }
-            if key == best {
-                winners.push((orientation as u32, r as u8));
-            }
+    let mut keys = [0u8; 18];
+    for (key, &pattern) in keys.iter_mut().zip(patterns.as_flattened()) {
+        *key = FIRST_ROW_KEY[usize::from(pattern & 0x1ff)];
+    }
+    let best = keys.iter().copied().min().expect("18 rows");
+    for (i, &key) in keys.iter().enumerate() {
+        if key == best {
+            winners.push(((i / 9) as u32, (i % 9) as u8));
         }
     }
 }
+
+/// [`first_row_winners`]' key of each clue pattern of a row: its stacks'
+/// clue counts, smallest first, two bits each.
+const FIRST_ROW_KEY: [u8; 512] = {
+    let mut table = [0u8; 512];
+    let mut pattern = 0;
+    while pattern < 512 {
+        let mut counts = [
+            (pattern & 0o7u32).count_ones() as u8,
+            (pattern & 0o70u32).count_ones() as u8,
+            (pattern & 0o700u32).count_ones() as u8,
+        ];
+        // Three compare-and-swaps sort three numbers.
+        let mut pass = 0;
+        while pass < 3 {
+            let (i, j) = [(0, 1), (1, 2), (0, 1)][pass];
+            if counts[i] > counts[j] {
+                let t = counts[i];
+                counts[i] = counts[j];
+                counts[j] = t;
+            }
+            pass += 1;
+        }
+        table[pattern as usize] = counts[0] << 4 | counts[1] << 2 | counts[2];
+        pattern += 1;
+    }
+    table
+};
 
 /// The canonical form of one grid (see [`Canonicalizer`] for many).
 pub fn canonical(grid: &Grid) -> Option<Canonical> {
@@ -649,8 +668,8 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial
             let perm = perms[choice % perms.len()];
             choice /= perms.len();
             let first = 3 * slot + start as usize;
-            for i in 0..len as usize {
-                st[first + i] = sorted[first + perm[i] as usize];
+            for (i, &from) in perm[..len as usize].iter().enumerate() {
+                st[first + i] = sorted[first + from as usize];
             }
         }
         let inner = st;
@@ -658,10 +677,10 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial
             let perms = PERMS[len as usize];
             let perm = perms[choice % perms.len()];
             choice /= perms.len();
-            for i in 0..len as usize {
+            for (i, &from) in perm[..len as usize].iter().enumerate() {
                 let (to, from) = (
                     3 * (start as usize + i),
-                    3 * (start as usize + perm[i] as usize),
+                    3 * (start as usize + from as usize),
                 );
                 st[to..to + 3].copy_from_slice(&inner[from..from + 3]);
             }
@@ -852,6 +871,32 @@ mod tests {
         let mut broken = solved.clone();
         broken[80].1 = broken[79].1;
         assert!(with(&broken));
+    }
+
+    #[test]
+    fn first_row_keys_order_rows_as_their_full_keys_do() {
+        // Each clue pattern as a row of distinct digits, keyed as the first
+        // row of a fresh arrangement (every digit new).
+        let start = Partial::start(0);
+        let full_key = |pattern: usize| {
+            let mut row = [0u8; 9];
+            for (c, d) in row.iter_mut().enumerate() {
+                if pattern & (1 << c) != 0 {
+                    *d = c as u8 + 1;
+                }
+            }
+            start.row_key(&row)
+        };
+        let full: Vec<u64> = (0..512).map(full_key).collect();
+        for p in 0..512 {
+            for q in 0..512 {
+                assert_eq!(
+                    FIRST_ROW_KEY[p].cmp(&FIRST_ROW_KEY[q]),
+                    full[p].cmp(&full[q]),
+                    "patterns {p:09b} and {q:09b}"
+                );
+            }
+        }
     }
 
     #[test]
