@@ -603,43 +603,45 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial
     for (block, &n) in at.chunks_exact_mut(3).zip(&p.free) {
         sort_prefix(block, n);
     }
-    // The blank stacks sorted by their triples: each stack as its triple
-    // above its three columns.
-    let mut stacks = [0u64; 3];
-    for (stack, block) in stacks.iter_mut().zip(at.chunks_exact(3)) {
-        let keys = [block[0] >> 8, block[1] >> 8, block[2] >> 8];
-        *stack = u64::from(keys[0] << 8 | keys[1] << 4 | keys[2]) << 24
-            | u64::from(block[0] & 0xff) << 16
-            | u64::from(block[1] & 0xff) << 8
-            | u64::from(block[2] & 0xff);
-    }
+    // Two or more blank stacks: sorted by their keys, each stack packed as
+    // its three keys above its three columns. The runs of equal non-blank
+    // key triples among them are tried in every order below.
     let b = p.blank_stacks as usize;
-    sort_prefix(&mut stacks, b as u8);
-    let triple_of = |stack: u64| stack >> 24;
-    let mut cols = [0u8; 9];
-    let mut keys = [0u8; 9];
-    for (slot, &stack) in stacks.iter().enumerate() {
-        let t = triple_of(stack);
-        for i in 0..3 {
-            cols[3 * slot + i] = (stack >> (16 - 8 * i)) as u8;
-            keys[3 * slot + i] = (t >> (8 - 4 * i)) as u8 & 0xf;
-        }
-    }
-    // The runs of equal non-blank triples among the blank stacks.
     let mut stack_runs: [(u8, u8); 3] = [(0, 1); 3];
     let mut n_stack_runs = 0;
-    let mut s = 0;
-    while s < b {
-        let mut e = s + 1;
-        while e < b && triple_of(stacks[e]) == triple_of(stacks[s]) {
-            e += 1;
+    if b >= 2 {
+        let mut stacks = [0u64; 3];
+        for (stack, block) in stacks.iter_mut().zip(at.chunks_exact(3)) {
+            *stack = block
+                .iter()
+                .fold(0u64, |keys, &a| keys << 4 | u64::from(a >> 8))
+                << 48
+                | block
+                    .iter()
+                    .fold(0u64, |cols, &a| cols << 16 | u64::from(a));
         }
-        if e - s > 1 && triple_of(stacks[s]) != 0 {
-            stack_runs[n_stack_runs] = (s as u8, (e - s) as u8);
-            n_stack_runs += 1;
+        sort_prefix(&mut stacks, b as u8);
+        let triple_of = |stack: u64| stack >> 48;
+        for (block, &stack) in at.chunks_exact_mut(3).zip(&stacks) {
+            for (i, a) in block.iter_mut().enumerate() {
+                *a = (stack >> (32 - 16 * i)) as u16;
+            }
         }
-        s = e;
+        let mut s = 0;
+        while s < b {
+            let mut e = s + 1;
+            while e < b && triple_of(stacks[e]) == triple_of(stacks[s]) {
+                e += 1;
+            }
+            if e - s > 1 && triple_of(stacks[s]) != 0 {
+                stack_runs[n_stack_runs] = (s as u8, (e - s) as u8);
+                n_stack_runs += 1;
+            }
+            s = e;
+        }
     }
+    let cols = at.map(|a| a as u8);
+    let keys = at.map(|a| (a >> 8) as u8);
     // Per stack slot: the run of new digits at the end of its free prefix
     // (the prefix is sorted, and NEW is the largest key).
     let mut new_runs = [(0u8, 0u8); 3];
