@@ -612,13 +612,7 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial
     if b >= 2 {
         let mut stacks = [0u64; 3];
         for (stack, block) in stacks.iter_mut().zip(at.chunks_exact(3)) {
-            *stack = block
-                .iter()
-                .fold(0u64, |keys, &a| keys << 4 | u64::from(a >> 8))
-                << 48
-                | block
-                    .iter()
-                    .fold(0u64, |cols, &a| cols << 16 | u64::from(a));
+            *stack = pack_stack(block);
         }
         sort_prefix(&mut stacks, b as u8);
         let triple_of = |stack: u64| stack >> 48;
@@ -689,6 +683,15 @@ fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial
         }
         place(p, row, r, level, st, out);
     }
+}
+
+/// A stack's three positions (each key << 8 | column) as one number: the
+/// three keys (four bits each, first highest) above the three positions
+/// themselves, so comparing two numbers compares the stacks as they read.
+fn pack_stack(block: &[u16]) -> u64 {
+    let keys = block.iter().fold(0u64, |k, &a| k << 4 | u64::from(a >> 8));
+    let positions = block.iter().fold(0u64, |p, &a| p << 16 | u64::from(a));
+    keys << 48 | positions
 }
 
 /// Pushes `p` with `row` placed as output row `level`, its columns in the
