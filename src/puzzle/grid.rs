@@ -369,12 +369,25 @@ impl Grid {
     }
 
     /// Whether some digit repeats in a row, column or box: the common
-    /// answer of [`validate`](Self::validate), found without a branch per
-    /// cell (clues and blanks alternate unpredictably). Each unit both ORs
-    /// and adds its digits' bits; the two differ exactly when a bit was
-    /// added twice, since the carry changes the sum. A blank's bit (bit 0)
-    /// is masked off.
+    /// answer of [`validate`](Self::validate), without its search for the
+    /// first conflict.
     fn repeats_in_a_unit(&self) -> bool {
+        self.repeats::<true>()
+    }
+
+    /// Whether some digit repeats in a row or a column (boxes are not
+    /// looked at).
+    pub fn repeats_in_a_line(&self) -> bool {
+        self.repeats::<false>()
+    }
+
+    /// Whether some digit repeats in a row, a column or (with `BOXES`) a
+    /// box, found without a branch per cell (clues and blanks alternate
+    /// unpredictably). Each unit both ORs and adds its digits' bits; the
+    /// two differ exactly when a bit was added twice, since the carry
+    /// changes the sum. A blank's bit (bit 0) is masked off.
+    #[inline]
+    fn repeats<const BOXES: bool>(&self) -> bool {
         let mut col_or = [0u16; 9];
         let mut col_sum = [0u16; 9];
         let mut box_or = [0u16; 3];
@@ -388,11 +401,13 @@ impl Grid {
                 row_sum += bit;
                 col_or[c] |= bit;
                 col_sum[c] += bit;
-                box_or[c / 3] |= bit;
-                box_sum[c / 3] += bit;
+                if BOXES {
+                    box_or[c / 3] |= bit;
+                    box_sum[c / 3] += bit;
+                }
             }
             differ |= row_or != row_sum;
-            if r % 3 == 2 {
+            if BOXES && r % 3 == 2 {
                 differ |= box_or != box_sum;
                 box_or = [0; 3];
                 box_sum = [0; 3];
@@ -613,6 +628,33 @@ mod tests {
         }
         // Both answers came up often.
         assert!(seen[0] > 300 && seen[1] > 300, "{seen:?}");
+    }
+
+    #[test]
+    fn repeats_are_found_in_rows_and_columns_only() {
+        let with = |placed: &[(usize, u8)]| {
+            let mut cells = [0u8; CELLS];
+            for &(i, d) in placed {
+                cells[i] = d;
+            }
+            Grid::from_cells(cells).unwrap().repeats_in_a_line()
+        };
+        assert!(!with(&[]));
+        // Row 4, columns 0 and 8; then three times in that row.
+        assert!(with(&[(36, 9), (44, 9)]));
+        assert!(with(&[(36, 9), (40, 9), (44, 9)]));
+        // Column 7, rows 0 and 8.
+        assert!(with(&[(7, 1), (79, 1)]));
+        // Same digit in one box but no shared line: not this check's concern.
+        assert!(!with(&[(0, 3), (10, 3)]));
+        // Every digit once per row and column: a solved grid.
+        let solved: Vec<(usize, u8)> = (0..CELLS)
+            .map(|i| (i, ((i / 9 * 3 + i / 27 + i % 9) % 9 + 1) as u8))
+            .collect();
+        assert!(!with(&solved));
+        let mut broken = solved.clone();
+        broken[80].1 = broken[79].1;
+        assert!(with(&broken));
     }
 
     #[test]

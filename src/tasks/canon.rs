@@ -249,7 +249,7 @@ impl Canonicalizer {
     /// row or a column (the search relies on rows of distinct digits; such
     /// a grid breaks the rules anyway).
     pub fn canonical(&mut self, grid: &Grid) -> Option<Canonical> {
-        if repeats_in_a_line(grid) {
+        if grid.repeats_in_a_line() {
             return None;
         }
         // The rows of both orientations: as given, and transposed; and
@@ -548,30 +548,6 @@ pub fn canonical(grid: &Grid) -> Option<Canonical> {
     Canonicalizer::new().canonical(grid)
 }
 
-/// Whether some digit appears twice in a row or a column.
-///
-/// Without a branch per cell (clues and blanks alternate unpredictably):
-/// each line both ORs and adds its digits' bits, and the two differ
-/// exactly when a bit was added twice, since the carry changes the sum.
-/// A blank's bit (bit 0) is kept out by the mask.
-fn repeats_in_a_line(grid: &Grid) -> bool {
-    let mut col_or = [0u16; 9];
-    let mut col_sum = [0u16; 9];
-    let mut rows_differ = false;
-    for row in grid.cells().chunks_exact(9) {
-        let (mut row_or, mut row_sum) = (0u16, 0u16);
-        for (c, &d) in row.iter().enumerate() {
-            let bit = (1u16 << d) & !1;
-            row_or |= bit;
-            row_sum += bit;
-            col_or[c] |= bit;
-            col_sum[c] += bit;
-        }
-        rows_differ |= row_or != row_sum;
-    }
-    rows_differ || col_or != col_sum
-}
-
 /// How many arrangements a partial one stands for once every row is placed:
 /// the free columns of each stack in any order, the blank stacks in any
 /// order.
@@ -849,33 +825,6 @@ mod tests {
         cells[0] = 5;
         cells[4] = 5;
         assert!(canonical(&Grid::from_cells(cells).unwrap()).is_none());
-    }
-
-    #[test]
-    fn repeats_are_found_in_rows_and_columns_only() {
-        let with = |placed: &[(usize, u8)]| {
-            let mut cells = [0u8; CELLS];
-            for &(i, d) in placed {
-                cells[i] = d;
-            }
-            repeats_in_a_line(&Grid::from_cells(cells).unwrap())
-        };
-        assert!(!with(&[]));
-        // Row 4, columns 0 and 8; then three times in that row.
-        assert!(with(&[(36, 9), (44, 9)]));
-        assert!(with(&[(36, 9), (40, 9), (44, 9)]));
-        // Column 7, rows 0 and 8.
-        assert!(with(&[(7, 1), (79, 1)]));
-        // Same digit in one box but no shared line: not this check's concern.
-        assert!(!with(&[(0, 3), (10, 3)]));
-        // Every digit once per row and column: a solved grid.
-        let solved: Vec<(usize, u8)> = (0..CELLS)
-            .map(|i| (i, ((i / 9 * 3 + i / 27 + i % 9) % 9 + 1) as u8))
-            .collect();
-        assert!(!with(&solved));
-        let mut broken = solved.clone();
-        broken[80].1 = broken[79].1;
-        assert!(with(&broken));
     }
 
     #[test]
