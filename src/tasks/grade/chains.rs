@@ -397,8 +397,9 @@ impl Found {
 
 /// The links of every candidate of one board, listed once for the many
 /// searches of the first chaining producer and of the multiple chains
-/// (neither changes the board while it searches), per candidate (`cell * 9 + digit - 1`, a [`Pot`]
-/// without its state bit): the "off"s its "on" implies, the cell's other
+/// (neither changes the board while it searches), per candidate
+/// (`cell * 9 + digit - 1`, a [`Pot`] without its state bit): the "off"s
+/// its "on" implies, the cell's other
 /// digits (Y links) first, then the digit in its box, row and column (X
 /// links); and the "on"s its "off" implies, a bivalue cell's other digit
 /// (Y) first, then the digit's other place in a unit where it has two (X).
