@@ -151,6 +151,8 @@ proptest! {
         let mut c = Canonicalizer::new();
         let a = c.canonical(&p).unwrap();
         let b = c.canonical(&moved).unwrap();
+        // The entry point that validates first gives the same answer.
+        prop_assert_eq!(c.canonical_of_valid(&moved), Ok(b));
         prop_assert_eq!(a.grid, b.grid, "{:?} {} under {:?}", KINDS[kind], p.to_line(), t);
         prop_assert_eq!(a.automorphisms, b.automorphisms);
         prop_assert!(a.transform.is_valid() && b.transform.is_valid());

@@ -159,16 +159,13 @@ fn canon_job(job: &Job, format: Format, file: Option<&str>, out: &mut Vec<u8>) -
                 tally.note(rec.line, format!("malformed: {e}"));
                 (Shown::Raw(rec.raw), Err("malformed"))
             }
-            Ok(g) => match g.validate() {
+            Ok(g) => match canon.canonical_of_valid(&g) {
                 Err(conflict) => {
                     tally.invalid += 1;
                     tally.note(rec.line, format!("invalid: {conflict}"));
                     (Shown::Grid(g), Err("invalid"))
                 }
-                Ok(()) => {
-                    let c = canon
-                        .canonical(&g)
-                        .expect("a valid grid repeats no digit in a line");
+                Ok(c) => {
                     tally.canonical += 1;
                     (
                         Shown::Grid(g),

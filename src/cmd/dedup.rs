@@ -204,13 +204,13 @@ fn class_job(job: &Job, out: &mut Vec<u8>, file: usize, checking: bool) -> Done<
                 return true;
             }
         };
-        if let Err(conflict) = g.validate() {
-            chunk.bad.push((rec.line, format!("invalid: {conflict}")));
-            return true;
-        }
-        let form = canon
-            .canonical(&g)
-            .expect("a valid grid repeats no digit in a line");
+        let form = match canon.canonical_of_valid(&g) {
+            Ok(form) => form,
+            Err(conflict) => {
+                chunk.bad.push((rec.line, format!("invalid: {conflict}")));
+                return true;
+            }
+        };
         let start = out.len();
         if checking {
             if binary {

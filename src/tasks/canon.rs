@@ -24,7 +24,7 @@
 //! [`canonical_by_brute_force`] tries all 3,359,232 arrangements; the tests
 //! hold the fast search to it.
 
-use crate::puzzle::grid::{Grid, CELLS};
+use crate::puzzle::grid::{Conflict, Grid, CELLS};
 
 /// A transformation of the group: transpose (or not), then take rows and
 /// columns in a new order, then rename the digits.
@@ -252,6 +252,23 @@ impl Canonicalizer {
         if grid.repeats_in_a_line() {
             return None;
         }
+        let solved = grid.is_complete() && grid.validate().is_ok();
+        Some(self.search(grid, solved))
+    }
+
+    /// The canonical form of `grid` if it obeys the rules, else the
+    /// conflict [`Grid::validate`] reports: one check of the rules where
+    /// validating and then calling [`canonical`](Self::canonical) would
+    /// look for repeats in the rows and columns twice.
+    pub fn canonical_of_valid(&mut self, grid: &Grid) -> Result<Canonical, Conflict> {
+        grid.validate()?;
+        Ok(self.search(grid, grid.is_complete()))
+    }
+
+    /// The search of [`canonical`](Self::canonical), for a grid with no
+    /// digit twice in a row or a column; `solved` when it is a complete
+    /// grid obeying the rules.
+    fn search(&mut self, grid: &Grid, solved: bool) -> Canonical {
         // The rows of both orientations: as given, and transposed; and
         // each row's clue pattern, bit c for a clue in column c.
         let mut lines = [[[0u8; 9]; 9]; 2];
@@ -266,7 +283,7 @@ impl Canonicalizer {
             }
         }
         self.tied.clear();
-        let first_level = if grid.is_complete() && grid.validate().is_ok() {
+        let first_level = if solved {
             // A solved grid: its first row reads 123456789 whatever the
             // column order, so free groups never form and the orders are
             // found by the second row instead (see `solved_grid_start`).
@@ -332,11 +349,11 @@ impl Canonicalizer {
             cols: p.cols,
             digits,
         };
-        Some(Canonical {
+        Canonical {
             grid: transform.apply(grid),
             automorphisms,
             transform,
-        })
+        }
     }
 }
 
@@ -825,6 +842,27 @@ mod tests {
         cells[0] = 5;
         cells[4] = 5;
         assert!(canonical(&Grid::from_cells(cells).unwrap()).is_none());
+    }
+
+    #[test]
+    fn the_validating_entry_point_reports_the_conflict_validate_finds() {
+        let with = |placed: &[(usize, u8)]| {
+            let mut cells = [0u8; CELLS];
+            for &(i, d) in placed {
+                cells[i] = d;
+            }
+            Grid::from_cells(cells).unwrap()
+        };
+        let mut c = Canonicalizer::new();
+        // A repeat in a column, and one in a box only: `canonical` refuses
+        // the first and has a form for the second, which breaks the rules.
+        for g in [with(&[(3, 7), (75, 7)]), with(&[(0, 3), (10, 3)])] {
+            assert_eq!(c.canonical_of_valid(&g), Err(g.validate().unwrap_err()));
+        }
+        assert!(c.canonical(&with(&[(3, 7), (75, 7)])).is_none());
+        assert!(c.canonical(&with(&[(0, 3), (10, 3)])).is_some());
+        let g = with(&[(0, 3), (12, 3), (40, 9)]);
+        assert_eq!(c.canonical_of_valid(&g), Ok(c.canonical(&g).unwrap()));
     }
 
     #[test]
