@@ -4,7 +4,7 @@
 
 mod common;
 
-use batchdoku::solver::{FastSolver, Solver};
+use batchdoku::solver::{FastSolver, Isa, Solver};
 use batchdoku::tasks::canon::{canonical, canonical_by_brute_force, Canonicalizer, Transform};
 use batchdoku::tasks::generate::{
     generate, puzzle_rng, random_solution, GenerateOptions, Symmetry,
@@ -151,8 +151,11 @@ proptest! {
         let mut c = Canonicalizer::new();
         let a = c.canonical(&p).unwrap();
         let b = c.canonical(&moved).unwrap();
-        // The entry point that validates first gives the same answer.
+        // The entry point that validates first gives the same answer, and
+        // so does the version for any CPU.
         prop_assert_eq!(c.canonical_of_valid(&moved), Ok(b));
+        let mut portable = Canonicalizer::with_isa(Isa::Portable).unwrap();
+        prop_assert_eq!(portable.canonical(&moved), Some(b));
         prop_assert_eq!(a.grid, b.grid, "{:?} {} under {:?}", KINDS[kind], p.to_line(), t);
         prop_assert_eq!(a.automorphisms, b.automorphisms);
         prop_assert!(a.transform.is_valid() && b.transform.is_valid());

@@ -25,6 +25,7 @@
 //! hold the fast search to it.
 
 use crate::puzzle::grid::{Conflict, Grid, CELLS};
+use crate::solver::Isa;
 
 /// A transformation of the group: transpose (or not), then take rows and
 /// columns in a new order, then rename the digits.
@@ -113,6 +114,14 @@ pub struct Canonical {
 /// row.
 const NEW: u8 = 15;
 
+/// A row's nine digits, padded to 16 bytes so that the vector version
+/// loads it whole.
+type Row = [u8; 16];
+
+/// The lanes past the ninth of [`Partial::cols`]: `pshufb` reads a lane
+/// whose index has its top bit set as 0 (a blank).
+const NO_COLUMN: u8 = 0x80;
+
 /// One arrangement (or a group of them, see `free`) still tied for the
 /// smallest prefix.
 #[derive(Clone, Copy)]
@@ -120,10 +129,12 @@ struct Partial {
     /// Output row -> source row, for the rows placed so far.
     rows: [u8; 9],
     /// Output column -> source column. Within each stack's free prefix this
-    /// is one representative of all the orders.
-    cols: [u8; 9],
+    /// is one representative of all the orders. Lanes 9 to 15 hold
+    /// `NO_COLUMN`, for the vector version.
+    cols: [u8; 16],
     /// Source digit -> its label, or `NEW` while not yet seen; `[0]` is 0.
-    key_of: [u8; 10],
+    /// Padded to 16 lanes (left 0) for the vector version.
+    key_of: [u8; 16],
     /// Per output stack: how many of its leading columns have been blank in
     /// every row placed so far. They can be permuted freely.
     free: [u8; 3],
@@ -140,11 +151,11 @@ struct Partial {
 
 impl Partial {
     fn start(orientation: u8) -> Partial {
-        let mut key_of = [NEW; 10];
-        key_of[0] = 0;
+        let mut key_of = [0; 16];
+        key_of[1..10].fill(NEW);
         Partial {
             rows: [0; 9],
-            cols: [0, 1, 2, 3, 4, 5, 6, 7, 8],
+            cols: padded_columns([0, 1, 2, 3, 4, 5, 6, 7, 8]),
             key_of,
             free: [3; 3],
             blank_stacks: 3,
@@ -176,13 +187,20 @@ impl Partial {
         }
     }
 
+    /// Output column -> source column, for the nine columns.
+    fn columns(&self) -> [u8; 9] {
+        let mut cols = [0; 9];
+        cols.copy_from_slice(&self.cols[..9]);
+        cols
+    }
+
     /// This row's keys under the best order the free groups allow: each
     /// free prefix sorted, then the blank stacks sorted as triples. Packed
     /// into nibbles, first cell highest, so comparing keys compares rows.
     #[inline]
-    fn row_key(&self, row: &[u8; 9]) -> u64 {
+    fn row_key(&self, row: &Row) -> u64 {
         let mut k = [0u8; 9];
-        for (k, &c) in k.iter_mut().zip(&self.cols) {
+        for (k, &c) in k.iter_mut().zip(&self.cols[..9]) {
             *k = self.key_of[row[c as usize] as usize];
         }
         for s in 0..3 {
@@ -192,6 +210,104 @@ impl Partial {
         sort_prefix(&mut triples, self.blank_stacks);
         (triples[0] as u64) << 24 | (triples[1] as u64) << 12 | triples[2] as u64
     }
+}
+
+/// The compare-exchange steps that sort each free prefix of a row's keys,
+/// as lane masks for [`row_key_avx2`]: a network of three steps sorts
+/// three lanes (first and second, second and third, first and second
+/// again), and its first step alone sorts two.
+struct PrefixSort {
+    /// Lanes of the pairs (first, second) of the stacks whose free prefix
+    /// holds two or three columns.
+    first: [u8; 16],
+    /// Lanes of the pairs (second, third) of the stacks whose free prefix
+    /// holds three.
+    second: [u8; 16],
+    /// Whether any prefix needs sorting.
+    any: bool,
+}
+
+impl PrefixSort {
+    fn of(free: [u8; 3]) -> PrefixSort {
+        let mut sort = PrefixSort {
+            first: [0; 16],
+            second: [0; 16],
+            any: false,
+        };
+        for (s, &n) in free.iter().enumerate() {
+            if n >= 2 {
+                sort.first[3 * s..3 * s + 2].fill(0xff);
+                sort.any = true;
+            }
+            if n == 3 {
+                sort.second[3 * s + 1..3 * s + 3].fill(0xff);
+            }
+        }
+        sort
+    }
+}
+
+/// [`Partial::row_key`] for a level with at most one blank stack (no
+/// triples to sort), the same number: the row's digits put in output
+/// order by one byte shuffle (lane `j` takes the digit of column
+/// `cols[j]`; lanes past the ninth read `NO_COLUMN`, a blank) and turned
+/// into keys by a second (lane `j` takes `key_of` of its digit); the free
+/// prefixes sorted by the network of `sort`, on all three stacks at once;
+/// then the nine keys packed as nibbles, first highest.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+#[inline]
+fn row_key_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> u64 {
+    use std::arch::x86_64::*;
+    /// Lanes 2k and 2k + 1 compared, the smaller to `lower`'s lanes, where
+    /// `active`; `swap` names each lane's partner.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn exchange(v: __m128i, swap: __m128i, lower: __m128i, active: __m128i) -> __m128i {
+        let partner = _mm_shuffle_epi8(v, swap);
+        let sorted = _mm_blendv_epi8(_mm_max_epu8(v, partner), _mm_min_epu8(v, partner), lower);
+        _mm_blendv_epi8(v, sorted, active)
+    }
+    // SAFETY: each is a 16-byte array, loaded whole; no alignment needed.
+    let (row, cols, key_of) = unsafe {
+        (
+            _mm_loadu_si128(row.as_ptr().cast()),
+            _mm_loadu_si128(p.cols.as_ptr().cast()),
+            _mm_loadu_si128(p.key_of.as_ptr().cast()),
+        )
+    };
+    let digits = _mm_shuffle_epi8(row, cols);
+    let mut keys = _mm_shuffle_epi8(key_of, digits);
+    if sort.any {
+        // SAFETY: as above.
+        let (first, second) = unsafe {
+            (
+                _mm_loadu_si128(sort.first.as_ptr().cast()),
+                _mm_loadu_si128(sort.second.as_ptr().cast()),
+            )
+        };
+        // Pairs (0, 1), (3, 4), (6, 7), then (1, 2), (4, 5), (7, 8).
+        let swap_first = _mm_setr_epi8(1, 0, 2, 4, 3, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15);
+        let lower_first = _mm_setr_epi8(-1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        let swap_second = _mm_setr_epi8(0, 2, 1, 3, 5, 4, 6, 8, 7, 9, 10, 11, 12, 13, 14, 15);
+        let lower_second = _mm_setr_epi8(0, -1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0);
+        keys = exchange(keys, swap_first, lower_first, first);
+        keys = exchange(keys, swap_second, lower_second, second);
+        keys = exchange(keys, swap_first, lower_first, first);
+    }
+    // Lane pairs as 16 * first + second (u16), then as bytes: lanes 0-4
+    // hold the nine keys as nibbles, lanes 5-7 the zero padding.
+    let pairs = _mm_maddubs_epi16(keys, _mm_set1_epi16(0x0110));
+    let nibbles = _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64;
+    // The first lane highest; 28 bits of padding dropped.
+    nibbles.swap_bytes() >> 28
+}
+
+/// `cols` in the 16 lanes of [`Partial::cols`].
+fn padded_columns(cols: [u8; 9]) -> [u8; 16] {
+    let mut lanes = [NO_COLUMN; 16];
+    lanes[..9].copy_from_slice(&cols);
+    lanes
 }
 
 /// Three nibbles, first highest.
@@ -233,16 +349,36 @@ const PERMS: [&[[u8; 3]]; 4] = [
 
 /// Reusable working space for [`Canonicalizer::canonical`]: keeping it
 /// between puzzles saves the allocations.
-#[derive(Default)]
 pub struct Canonicalizer {
     tied: Vec<Partial>,
     next: Vec<Partial>,
     winners: Vec<(u32, u8)>,
+    /// Which compiled version of the search runs.
+    isa: Isa,
+}
+
+impl Default for Canonicalizer {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Canonicalizer {
+    /// A canonicalizer using the best instruction set this CPU has.
     pub fn new() -> Self {
-        Self::default()
+        Self::with_isa(Isa::detect()).expect("the detected instruction set is supported")
+    }
+
+    /// A canonicalizer using `isa` (the AVX-512 version is the AVX2 one
+    /// here), or `None` when this CPU cannot run it. Every version finds
+    /// the same forms and transformations.
+    pub fn with_isa(isa: Isa) -> Option<Self> {
+        isa.is_supported().then(|| Canonicalizer {
+            tied: Vec::new(),
+            next: Vec::new(),
+            winners: Vec::new(),
+            isa,
+        })
     }
 
     /// The canonical form of `grid`, or `None` when a digit repeats in a
@@ -269,9 +405,30 @@ impl Canonicalizer {
     /// digit twice in a row or a column; `solved` when it is a complete
     /// grid obeying the rules.
     fn search(&mut self, grid: &Grid, solved: bool) -> Canonical {
+        match self.isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `with_isa` keeps these only where the CPU reported
+            // every feature `search_avx2` is compiled for.
+            Isa::Avx2 | Isa::Avx512 => unsafe { self.search_avx2(grid, solved) },
+            _ => self.search_in::<false>(grid, solved),
+        }
+    }
+
+    /// The search compiled for AVX2 and the bit instructions, its row keys
+    /// made by byte shuffles ([`row_key_avx2`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+    unsafe fn search_avx2(&mut self, grid: &Grid, solved: bool) -> Canonical {
+        self.search_in::<true>(grid, solved)
+    }
+
+    /// The search; `AVX2` only where the caller is compiled for AVX2 and
+    /// the CPU has it.
+    #[inline(always)]
+    fn search_in<const AVX2: bool>(&mut self, grid: &Grid, solved: bool) -> Canonical {
         // The rows of both orientations: as given, and transposed; and
         // each row's clue pattern, bit c for a clue in column c.
-        let mut lines = [[[0u8; 9]; 9]; 2];
+        let mut lines = [[[0u8; 16]; 9]; 2];
         let mut patterns = [[0u16; 9]; 2];
         for (r, row) in grid.cells().chunks_exact(9).enumerate() {
             for (c, &d) in row.iter().enumerate() {
@@ -305,12 +462,29 @@ impl Canonicalizer {
                 self.winners.push((0, r as u8));
             } else {
                 let mut best = u64::MAX;
+                // Every tied arrangement spells the same rows so far, so
+                // they share their free groups and blank stacks.
+                let sort = PrefixSort::of(self.tied[0].free);
+                let vector_keys = AVX2 && self.tied[0].blank_stacks < 2;
                 for (i, p) in self.tied.iter().enumerate() {
                     let mut rows = p.next_rows(level);
                     while rows != 0 {
                         let r = rows.trailing_zeros() as usize;
                         rows &= rows - 1;
-                        let key = p.row_key(&lines[p.orientation as usize][r]);
+                        let row = &lines[p.orientation as usize][r];
+                        #[cfg(target_arch = "x86_64")]
+                        let key = if vector_keys {
+                            // SAFETY: `AVX2` is true only in `search_avx2`,
+                            // run only where the CPU has AVX2.
+                            unsafe { row_key_avx2(p, row, &sort) }
+                        } else {
+                            p.row_key(row)
+                        };
+                        #[cfg(not(target_arch = "x86_64"))]
+                        let key = {
+                            let _ = (vector_keys, &sort);
+                            p.row_key(row)
+                        };
                         if key < best {
                             best = key;
                             self.winners.clear();
@@ -346,7 +520,7 @@ impl Canonicalizer {
         let transform = Transform {
             transpose: p.orientation == 1,
             rows: p.rows,
-            cols: p.cols,
+            cols: p.columns(),
             digits,
         };
         Canonical {
@@ -370,7 +544,7 @@ impl Canonicalizer {
 /// its stack's slot, or the first of the next free slot), and only choices
 /// of σ(j) that tie branch: a few dozen orders per pair of rows instead of
 /// all 1,296.
-fn solved_grid_start(lines: &[[[u8; 9]; 9]; 2], out: &mut Vec<Partial>) {
+fn solved_grid_start(lines: &[[Row; 9]; 2], out: &mut Vec<Partial>) {
     /// A column order being built: `col_at[p]` the column at position p,
     /// `pos_of[c]` the position of column c, `stack_at[k]` the stack in
     /// slot k (`NONE` while free).
@@ -460,13 +634,13 @@ fn solved_grid_start(lines: &[[[u8; 9]; 9]; 2], out: &mut Vec<Partial>) {
         let rows = &lines[orientation as usize];
         for r0 in 0..9u8 {
             let mut col_of_digit = [0u8; 10];
-            for (c, &d) in rows[r0 as usize].iter().enumerate() {
+            for (c, &d) in rows[r0 as usize][..9].iter().enumerate() {
                 col_of_digit[d as usize] = c as u8;
             }
             let band = r0 / 3;
             for r1 in (3 * band..3 * band + 3).filter(|&r| r != r0) {
                 let mut f = [0u8; 9];
-                for (c, &d) in rows[r1 as usize].iter().enumerate() {
+                for (c, &d) in rows[r1 as usize][..9].iter().enumerate() {
                     f[c] = col_of_digit[d as usize];
                 }
                 let before = best;
@@ -492,7 +666,7 @@ fn solved_grid_start(lines: &[[[u8; 9]; 9]; 2], out: &mut Vec<Partial>) {
     }
     for (orientation, r0, r1, cols) in winners {
         let row0 = &lines[orientation as usize][r0 as usize];
-        let mut key_of = [0u8; 10];
+        let mut key_of = [0u8; 16];
         for (j, &c) in cols.iter().enumerate() {
             key_of[row0[c as usize] as usize] = j as u8 + 1;
         }
@@ -501,7 +675,7 @@ fn solved_grid_start(lines: &[[[u8; 9]; 9]; 2], out: &mut Vec<Partial>) {
         rows[1] = r1;
         out.push(Partial {
             rows,
-            cols,
+            cols: padded_columns(cols),
             key_of,
             free: [0; 3],
             blank_stacks: 0,
@@ -580,17 +754,17 @@ fn multiplicity(p: &Partial) -> u64 {
 /// (new digits inside one free group, equal non-blank triples among the
 /// blank stacks) tried in all its orders, since they name the digits
 /// differently and later rows may tell them apart. Blanks stay free.
-fn expand(p: &Partial, row: &[u8; 9], r: u8, level: usize, out: &mut Vec<Partial>) {
+fn expand(p: &Partial, row: &Row, r: u8, level: usize, out: &mut Vec<Partial>) {
     if p.free == [0; 3] {
         // Every column is in place already: one way to put the row.
-        place(p, row, r, level, p.cols, out);
+        place(p, row, r, level, p.columns(), out);
         return;
     }
     // Each position as key << 8 | column: sorting the numbers sorts the
     // columns by key (ties, blanks or new digits, by column number: any
     // order would do, blanks stay free and new digits are tried in all).
     let mut at = [0u16; 9];
-    for (a, &c) in at.iter_mut().zip(&p.cols) {
+    for (a, &c) in at.iter_mut().zip(&p.cols[..9]) {
         *a = u16::from(p.key_of[row[c as usize] as usize]) << 8 | u16::from(c);
     }
     for (block, &n) in at.chunks_exact_mut(3).zip(&p.free) {
@@ -694,12 +868,12 @@ fn pack_stack(block: &[u16]) -> u64 {
 /// The copy is edited where it lies in `out`: built on the stack and then
 /// copied in, its fields' byte-sized stores would be read back at once by
 /// wider loads, which the processor cannot forward from pending stores.
-fn place(p: &Partial, row: &[u8; 9], r: u8, level: usize, cols: [u8; 9], out: &mut Vec<Partial>) {
+fn place(p: &Partial, row: &Row, r: u8, level: usize, cols: [u8; 9], out: &mut Vec<Partial>) {
     out.push(*p);
     let q = out.last_mut().expect("just pushed");
     q.rows[level] = r;
     q.bands_used |= 1 << (r / 3);
-    q.cols = cols;
+    q.cols[..9].copy_from_slice(&cols);
     // A digit not yet named (key NEW; a blank never is) takes the next
     // label. All keys are read before any is written: the row's digits
     // are distinct but its blanks all read key 0, and a read after a write
@@ -865,14 +1039,61 @@ mod tests {
         assert_eq!(c.canonical_of_valid(&g), Ok(c.canonical(&g).unwrap()));
     }
 
+    /// The shuffle version of `row_key` against the scalar one, on random
+    /// arrangements, namings, free groups (at most one blank stack) and
+    /// rows.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vector_row_keys_are_the_scalar_ones() {
+        use rand::seq::SliceRandom;
+        use rand::{Rng, SeedableRng};
+        if !Isa::Avx2.is_supported() {
+            return;
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(37);
+        let orders = line_orders();
+        for _ in 0..20_000 {
+            let mut p = Partial::start(0);
+            p.cols = padded_columns(*orders.choose(&mut rng).unwrap());
+            let mut digits: Vec<u8> = (1..=9).collect();
+            digits.shuffle(&mut rng);
+            let named = rng.gen_range(0..=9);
+            for (label, &d) in digits[..named].iter().enumerate() {
+                p.key_of[d as usize] = label as u8 + 1;
+            }
+            p.labels = named as u8 + 1;
+            p.free = [0; 3].map(|_| rng.gen_range(0..=3));
+            p.blank_stacks = u8::from(p.free[0] == 3 && rng.gen());
+            let mut row: Row = [0; 16];
+            digits.shuffle(&mut rng);
+            let clues = rng.gen_range(0..=9);
+            let mut columns: Vec<usize> = (0..9).collect();
+            columns.shuffle(&mut rng);
+            for (&c, &d) in columns[..clues].iter().zip(&digits) {
+                row[c] = d;
+            }
+            let sort = PrefixSort::of(p.free);
+            // SAFETY: the CPU has AVX2 (checked above).
+            let vector = unsafe { row_key_avx2(&p, &row, &sort) };
+            assert_eq!(
+                vector,
+                p.row_key(&row),
+                "{:?} {:?} {:?}",
+                p.cols,
+                p.free,
+                row
+            );
+        }
+    }
+
     #[test]
     fn first_row_keys_order_rows_as_their_full_keys_do() {
         // Each clue pattern as a row of distinct digits, keyed as the first
         // row of a fresh arrangement (every digit new).
         let start = Partial::start(0);
         let full_key = |pattern: usize| {
-            let mut row = [0u8; 9];
-            for (c, d) in row.iter_mut().enumerate() {
+            let mut row: Row = [0; 16];
+            for (c, d) in row[..9].iter_mut().enumerate() {
                 if pattern & (1 << c) != 0 {
                     *d = c as u8 + 1;
                 }
