@@ -194,6 +194,17 @@ impl Partial {
         cols
     }
 
+    /// This row's keys in the current column order (lanes past the ninth
+    /// 0).
+    #[inline]
+    fn keys(&self, row: &Row) -> [u8; 16] {
+        let mut keys = [0u8; 16];
+        for (k, &c) in keys.iter_mut().zip(&self.cols[..9]) {
+            *k = self.key_of[row[c as usize] as usize];
+        }
+        keys
+    }
+
     /// This row's keys under the best order the free groups allow: each
     /// free prefix sorted, then the blank stacks sorted as triples. Packed
     /// into nibbles, first cell highest, so comparing keys compares rows.
@@ -428,17 +439,16 @@ impl Canonicalizer {
     fn search_in<const AVX2: bool>(&mut self, grid: &Grid, solved: bool) -> Canonical {
         // The rows of both orientations: as given, and transposed; and
         // each row's clue pattern, bit c for a clue in column c.
-        let mut lines = [[[0u8; 16]; 9]; 2];
-        let mut patterns = [[0u16; 9]; 2];
-        for (r, row) in grid.cells().chunks_exact(9).enumerate() {
-            for (c, &d) in row.iter().enumerate() {
-                lines[0][r][c] = d;
-                lines[1][c][r] = d;
-                let clue = u16::from(d != 0);
-                patterns[0][r] |= clue << c;
-                patterns[1][c] |= clue << r;
-            }
-        }
+        #[cfg(target_arch = "x86_64")]
+        let (lines, patterns) = if AVX2 {
+            // SAFETY: `AVX2` is true only in `search_avx2`, run only where
+            // the CPU has AVX2.
+            unsafe { lines_avx2(grid) }
+        } else {
+            lines_of(grid)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let (lines, patterns) = lines_of(grid);
         self.tied.clear();
         let first_level = if solved {
             // A solved grid: its first row reads 123456789 whatever the
@@ -500,7 +510,7 @@ impl Canonicalizer {
             for &(i, r) in &self.winners {
                 let p = &self.tied[i as usize];
                 let row = &lines[p.orientation as usize][r as usize];
-                expand(p, row, r, level, &mut self.next);
+                expand::<AVX2>(p, row, r, level, &mut self.next);
             }
             std::mem::swap(&mut self.tied, &mut self.next);
         }
@@ -523,12 +533,102 @@ impl Canonicalizer {
             cols: p.columns(),
             digits,
         };
+        #[cfg(target_arch = "x86_64")]
+        let form = if AVX2 {
+            // SAFETY: `AVX2` is true only in `search_avx2`, run only where
+            // the CPU has AVX2.
+            unsafe { form_avx2(&lines[p.orientation as usize], p, &digits) }
+        } else {
+            transform.apply(grid)
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let form = transform.apply(grid);
         Canonical {
-            grid: transform.apply(grid),
+            grid: form,
             automorphisms,
             transform,
         }
     }
+}
+
+/// The rows of `grid` in both orientations (as given, then transposed),
+/// and each one's clue pattern (bit `c` for a clue in column `c`).
+fn lines_of(grid: &Grid) -> ([[Row; 9]; 2], [[u16; 9]; 2]) {
+    let mut lines = [[[0u8; 16]; 9]; 2];
+    let mut patterns = [[0u16; 9]; 2];
+    for (r, row) in grid.cells().chunks_exact(9).enumerate() {
+        for (c, &d) in row.iter().enumerate() {
+            lines[0][r][c] = d;
+            lines[1][c][r] = d;
+            let clue = u16::from(d != 0);
+            patterns[0][r] |= clue << c;
+            patterns[1][c] |= clue << r;
+        }
+    }
+    (lines, patterns)
+}
+
+/// The rows of `grid` as given, then transposed.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transposed_lines(grid: &Grid) -> [[Row; 9]; 2] {
+    let mut lines = [[[0u8; 16]; 9]; 2];
+    for (r, row) in grid.cells().chunks_exact(9).enumerate() {
+        lines[0][r][..9].copy_from_slice(row);
+        for (c, &d) in row.iter().enumerate() {
+            lines[1][c][r] = d;
+        }
+    }
+    lines
+}
+
+/// [`lines_of`], each pattern read from its line by one byte compare once
+/// the lines are built (OR-ing each cell's bit into two patterns in memory
+/// as it is copied was 6% of a minimal puzzle's time here).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+fn lines_avx2(grid: &Grid) -> ([[Row; 9]; 2], [[u16; 9]; 2]) {
+    use std::arch::x86_64::*;
+    let lines = transposed_lines(grid);
+    let mut patterns = [[0u16; 9]; 2];
+    for (lines, patterns) in lines.iter().zip(&mut patterns) {
+        for (line, pattern) in lines.iter().zip(patterns) {
+            // SAFETY: a 16-byte array, loaded whole; no alignment needed.
+            let v = unsafe { _mm_loadu_si128(line.as_ptr().cast()) };
+            let blanks = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128()));
+            *pattern = !blanks as u16 & 0x1ff;
+        }
+    }
+    (lines, patterns)
+}
+
+/// [`Transform::apply`] for the arrangement `p` of the rows `lines` (of
+/// its orientation) and the naming `digits`: each output row its source
+/// row with the columns put in order by one byte shuffle and the digits
+/// renamed by a second.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+fn form_avx2(lines: &[Row; 9], p: &Partial, digits: &[u8; 10]) -> Grid {
+    use std::arch::x86_64::*;
+    let mut names = [0u8; 16];
+    names[..10].copy_from_slice(digits);
+    // Each row stored as 16 bytes, the seven past its ninth overwritten by
+    // the next row (or left in the spare room after the last).
+    let mut cells = [0u8; CELLS + 7];
+    // SAFETY: loads of whole 16-byte arrays; each store writes cells
+    // 9i to 9i + 15, at most 87 < CELLS + 7; no alignment needed.
+    unsafe {
+        let cols = _mm_loadu_si128(p.cols.as_ptr().cast());
+        let names = _mm_loadu_si128(names.as_ptr().cast());
+        for (i, &r) in p.rows.iter().enumerate() {
+            let row = _mm_loadu_si128(lines[r as usize].as_ptr().cast());
+            let named = _mm_shuffle_epi8(names, _mm_shuffle_epi8(row, cols));
+            _mm_storeu_si128(cells.as_mut_ptr().add(9 * i).cast(), named);
+        }
+    }
+    let mut form = [0u8; CELLS];
+    form.copy_from_slice(&cells[..CELLS]);
+    Grid::from_cells(form).expect("digits maps 0..=9 into 0..=9")
 }
 
 /// The first two rows of a solved grid's canonical form, and every
@@ -754,18 +854,32 @@ fn multiplicity(p: &Partial) -> u64 {
 /// (new digits inside one free group, equal non-blank triples among the
 /// blank stacks) tried in all its orders, since they name the digits
 /// differently and later rows may tell them apart. Blanks stay free.
-fn expand(p: &Partial, row: &Row, r: u8, level: usize, out: &mut Vec<Partial>) {
+///
+/// `AVX2` only where the caller is compiled for AVX2 and the CPU has it.
+#[inline(always)]
+fn expand<const AVX2: bool>(p: &Partial, row: &Row, r: u8, level: usize, out: &mut Vec<Partial>) {
+    #[cfg(target_arch = "x86_64")]
+    let keys = if AVX2 {
+        // SAFETY: `AVX2` is true only in `search_avx2`, run only where the
+        // CPU has AVX2.
+        unsafe { keys_avx2(p, row) }
+    } else {
+        p.keys(row)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let keys = p.keys(row);
     if p.free == [0; 3] {
         // Every column is in place already: one way to put the row.
-        place(p, row, r, level, p.columns(), out);
+        let (new, blank) = (lanes_with(&keys, NEW), lanes_with(&keys, 0));
+        place(p, row, r, level, p.columns(), new, blank, out);
         return;
     }
     // Each position as key << 8 | column: sorting the numbers sorts the
     // columns by key (ties, blanks or new digits, by column number: any
     // order would do, blanks stay free and new digits are tried in all).
     let mut at = [0u16; 9];
-    for (a, &c) in at.iter_mut().zip(&p.cols[..9]) {
-        *a = u16::from(p.key_of[row[c as usize] as usize]) << 8 | u16::from(c);
+    for ((a, &k), &c) in at.iter_mut().zip(&keys).zip(&p.cols) {
+        *a = u16::from(k) << 8 | u16::from(c);
     }
     for (block, &n) in at.chunks_exact_mut(3).zip(&p.free) {
         sort_prefix(block, n);
@@ -803,6 +917,9 @@ fn expand(p: &Partial, row: &Row, r: u8, level: usize, out: &mut Vec<Partial>) {
     }
     let cols = at.map(|a| a as u8);
     let keys = at.map(|a| (a >> 8) as u8);
+    // Every order tried below keeps each key where it is (new digits trade
+    // places with new digits, stacks with stacks that read the same).
+    let (new, blank) = (lanes_with(&keys, NEW), lanes_with(&keys, 0));
     // Per stack slot: the run of new digits at the end of its free prefix
     // (the prefix is sorted, and NEW is the largest key).
     let mut new_runs = [(0u8, 0u8); 3];
@@ -820,7 +937,7 @@ fn expand(p: &Partial, row: &Row, r: u8, level: usize, out: &mut Vec<Partial>) {
         total *= PERMS[len as usize].len();
     }
     if total == 1 {
-        place(p, row, r, level, cols, out);
+        place(p, row, r, level, cols, new, blank, out);
         return;
     }
     let sorted = cols;
@@ -848,8 +965,41 @@ fn expand(p: &Partial, row: &Row, r: u8, level: usize, out: &mut Vec<Partial>) {
                 st[to..to + 3].copy_from_slice(&inner[from..from + 3]);
             }
         }
-        place(p, row, r, level, st, out);
+        place(p, row, r, level, st, new, blank, out);
     }
+}
+
+/// How many bits each 3-bit number has set (`count_ones` needs a
+/// sequence of shifts where the CPU has no `popcnt`).
+const ONES_IN_THREE_BITS: [u8; 8] = [0, 1, 1, 2, 1, 2, 2, 3];
+
+/// Bit `j` set where `keys[j]` is `key`, for the nine columns.
+#[inline(always)]
+fn lanes_with(keys: &[u8], key: u8) -> u16 {
+    keys[..9]
+        .iter()
+        .enumerate()
+        .fold(0, |m, (j, &k)| m | u16::from(k == key) << j)
+}
+
+/// [`Partial::keys`] by two byte shuffles (see [`row_key_avx2`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+#[inline]
+fn keys_avx2(p: &Partial, row: &Row) -> [u8; 16] {
+    use std::arch::x86_64::*;
+    let mut keys = [0u8; 16];
+    // SAFETY: each is a 16-byte array, loaded or stored whole; no
+    // alignment needed.
+    unsafe {
+        let digits = _mm_shuffle_epi8(
+            _mm_loadu_si128(row.as_ptr().cast()),
+            _mm_loadu_si128(p.cols.as_ptr().cast()),
+        );
+        let k = _mm_shuffle_epi8(_mm_loadu_si128(p.key_of.as_ptr().cast()), digits);
+        _mm_storeu_si128(keys.as_mut_ptr().cast(), k);
+    }
+    keys
 }
 
 /// A stack's three positions (each key << 8 | column) as one number: the
@@ -862,33 +1012,35 @@ fn pack_stack(block: &[u16]) -> u64 {
 }
 
 /// Pushes `p` with `row` placed as output row `level`, its columns in the
-/// order `cols`: new digits named left to right, free groups shrunk to the
-/// columns still blank.
+/// order `cols`: new digits (bit `j` of `new` for output column `j`) named
+/// left to right, free groups shrunk to the columns still blank (`blank`).
 ///
 /// The copy is edited where it lies in `out`: built on the stack and then
 /// copied in, its fields' byte-sized stores would be read back at once by
 /// wider loads, which the processor cannot forward from pending stores.
-fn place(p: &Partial, row: &Row, r: u8, level: usize, cols: [u8; 9], out: &mut Vec<Partial>) {
+#[allow(clippy::too_many_arguments)]
+fn place(
+    p: &Partial,
+    row: &Row,
+    r: u8,
+    level: usize,
+    cols: [u8; 9],
+    new: u16,
+    blank: u16,
+    out: &mut Vec<Partial>,
+) {
     out.push(*p);
     let q = out.last_mut().expect("just pushed");
     q.rows[level] = r;
     q.bands_used |= 1 << (r / 3);
     q.cols[..9].copy_from_slice(&cols);
-    // A digit not yet named (key NEW; a blank never is) takes the next
-    // label. All keys are read before any is written: the row's digits
-    // are distinct but its blanks all read key 0, and a read after a write
-    // to the same byte would wait for it, blank after blank.
-    let mut digits = [0u8; 9];
-    let mut keys = [0u8; 9];
-    for ((d, k), &c) in digits.iter_mut().zip(&mut keys).zip(&cols) {
-        *d = row[c as usize];
-        *k = p.key_of[*d as usize];
-    }
     let mut label = p.labels;
-    for (&d, &k) in digits.iter().zip(&keys) {
-        let new = k == NEW;
-        q.key_of[d as usize] = if new { label } else { k };
-        label += u8::from(new);
+    let mut new = new;
+    while new != 0 {
+        let j = new.trailing_zeros() as usize;
+        new &= new - 1;
+        q.key_of[row[cols[j] as usize] as usize] = label;
+        label += 1;
     }
     q.labels = label;
     // Blanks sort first, so the columns still blank lead each free prefix.
@@ -900,10 +1052,7 @@ fn place(p: &Partial, row: &Row, r: u8, level: usize, cols: [u8; 9], out: &mut V
         } else {
             p.free[slot] as usize
         };
-        let blanks = cols[3 * slot..3 * slot + n]
-            .iter()
-            .map(|&c| u8::from(row[c as usize] == 0))
-            .sum::<u8>();
+        let blanks = ONES_IN_THREE_BITS[usize::from(blank >> (3 * slot)) & ((1 << n) - 1)];
         q.free[slot] = blanks;
         still_blank &= slot < p.blank_stacks as usize && blanks == 3;
         blank_stacks += u8::from(still_blank);
