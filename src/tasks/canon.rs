@@ -236,14 +236,18 @@ struct PrefixSort {
     second: [u8; 16],
     /// Whether any prefix needs sorting.
     any: bool,
+    /// How many leading stacks are sorted as triples (the blank stacks,
+    /// when there are two or three).
+    triples: u8,
 }
 
 impl PrefixSort {
-    fn of(free: [u8; 3]) -> PrefixSort {
+    fn of(free: [u8; 3], blank_stacks: u8) -> PrefixSort {
         let mut sort = PrefixSort {
             first: [0; 16],
             second: [0; 16],
             any: false,
+            triples: if blank_stacks >= 2 { blank_stacks } else { 0 },
         };
         for (s, &n) in free.iter().enumerate() {
             if n >= 2 {
@@ -258,13 +262,13 @@ impl PrefixSort {
     }
 }
 
-/// [`Partial::row_key`] for a level with at most one blank stack (no
-/// triples to sort), the same number: the row's digits put in output
+/// [`Partial::row_key`], the same number: the row's digits put in output
 /// order by one byte shuffle (lane `j` takes the digit of column
 /// `cols[j]`; lanes past the ninth read `NO_COLUMN`, a blank) and turned
 /// into keys by a second (lane `j` takes `key_of` of its digit); the free
 /// prefixes sorted by the network of `sort`, on all three stacks at once;
-/// then the nine keys packed as nibbles, first highest.
+/// then the nine keys packed as nibbles, first highest, and the blank
+/// stacks' triples sorted.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
 #[inline]
@@ -311,7 +315,13 @@ fn row_key_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> u64 {
     let pairs = _mm_maddubs_epi16(keys, _mm_set1_epi16(0x0110));
     let nibbles = _mm_cvtsi128_si64(_mm_packus_epi16(pairs, pairs)) as u64;
     // The first lane highest; 28 bits of padding dropped.
-    nibbles.swap_bytes() >> 28
+    let key = nibbles.swap_bytes() >> 28;
+    if sort.triples == 0 {
+        return key;
+    }
+    let mut triples = [key >> 24, key >> 12 & 0xfff, key & 0xfff];
+    sort_prefix(&mut triples, sort.triples);
+    triples[0] << 24 | triples[1] << 12 | triples[2]
 }
 
 /// `cols` in the 16 lanes of [`Partial::cols`].
@@ -474,8 +484,7 @@ impl Canonicalizer {
                 let mut best = u64::MAX;
                 // Every tied arrangement spells the same rows so far, so
                 // they share their free groups and blank stacks.
-                let sort = PrefixSort::of(self.tied[0].free);
-                let vector_keys = AVX2 && self.tied[0].blank_stacks < 2;
+                let sort = PrefixSort::of(self.tied[0].free, self.tied[0].blank_stacks);
                 for (i, p) in self.tied.iter().enumerate() {
                     let mut rows = p.next_rows(level);
                     while rows != 0 {
@@ -483,7 +492,7 @@ impl Canonicalizer {
                         rows &= rows - 1;
                         let row = &lines[p.orientation as usize][r];
                         #[cfg(target_arch = "x86_64")]
-                        let key = if vector_keys {
+                        let key = if AVX2 {
                             // SAFETY: `AVX2` is true only in `search_avx2`,
                             // run only where the CPU has AVX2.
                             unsafe { row_key_avx2(p, row, &sort) }
@@ -492,7 +501,7 @@ impl Canonicalizer {
                         };
                         #[cfg(not(target_arch = "x86_64"))]
                         let key = {
-                            let _ = (vector_keys, &sort);
+                            let _ = &sort;
                             p.row_key(row)
                         };
                         if key < best {
@@ -1189,8 +1198,7 @@ mod tests {
     }
 
     /// The shuffle version of `row_key` against the scalar one, on random
-    /// arrangements, namings, free groups (at most one blank stack) and
-    /// rows.
+    /// arrangements, namings, free groups, blank stacks and rows.
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn vector_row_keys_are_the_scalar_ones() {
@@ -1212,7 +1220,18 @@ mod tests {
             }
             p.labels = named as u8 + 1;
             p.free = [0; 3].map(|_| rng.gen_range(0..=3));
-            p.blank_stacks = u8::from(p.free[0] == 3 && rng.gen());
+            if rng.gen_ratio(1, 3) {
+                // Leading blank stacks are common early on: make sure of
+                // two or three now and then.
+                p.free[..2].fill(3);
+            }
+            p.blank_stacks = 0;
+            while usize::from(p.blank_stacks) < 3
+                && p.free[usize::from(p.blank_stacks)] == 3
+                && rng.gen()
+            {
+                p.blank_stacks += 1;
+            }
             let mut row: Row = [0; 16];
             digits.shuffle(&mut rng);
             let clues = rng.gen_range(0..=9);
@@ -1221,7 +1240,7 @@ mod tests {
             for (&c, &d) in columns[..clues].iter().zip(&digits) {
                 row[c] = d;
             }
-            let sort = PrefixSort::of(p.free);
+            let sort = PrefixSort::of(p.free, p.blank_stacks);
             // SAFETY: the CPU has AVX2 (checked above).
             let vector = unsafe { row_key_avx2(&p, &row, &sort) };
             assert_eq!(
