@@ -243,22 +243,18 @@ struct PrefixSort {
 
 impl PrefixSort {
     fn of(free: [u8; 3], blank_stacks: u8) -> PrefixSort {
-        let mut sort = PrefixSort {
-            first: [0; 16],
-            second: [0; 16],
-            any: false,
-            triples: if blank_stacks >= 2 { blank_stacks } else { 0 },
-        };
+        // Lanes as bytes of a number, lane 0 lowest; no branch per stack.
+        let (mut first, mut second) = (0u128, 0u128);
         for (s, &n) in free.iter().enumerate() {
-            if n >= 2 {
-                sort.first[3 * s..3 * s + 2].fill(0xff);
-                sort.any = true;
-            }
-            if n == 3 {
-                sort.second[3 * s + 1..3 * s + 3].fill(0xff);
-            }
+            first |= (u128::from(n >= 2) * 0xffff) << (24 * s);
+            second |= (u128::from(n == 3) * 0xffff) << (24 * s + 8);
         }
-        sort
+        PrefixSort {
+            first: first.to_le_bytes(),
+            second: second.to_le_bytes(),
+            any: first != 0,
+            triples: if blank_stacks >= 2 { blank_stacks } else { 0 },
+        }
     }
 }
 
@@ -879,7 +875,7 @@ fn expand<const AVX2: bool>(p: &Partial, row: &Row, r: u8, level: usize, out: &m
     let keys = p.keys(row);
     if p.free == [0; 3] {
         // Every column is in place already: one way to put the row.
-        let (new, blank) = (lanes_with(&keys, NEW), lanes_with(&keys, 0));
+        let (new, blank) = (lanes_with::<AVX2>(&keys, NEW), lanes_with::<AVX2>(&keys, 0));
         place(p, row, r, level, p.columns(), new, blank, out);
         return;
     }
@@ -925,22 +921,22 @@ fn expand<const AVX2: bool>(p: &Partial, row: &Row, r: u8, level: usize, out: &m
         }
     }
     let cols = at.map(|a| a as u8);
-    let keys = at.map(|a| (a >> 8) as u8);
+    let mut keys = [0u8; 16];
+    for (k, &a) in keys.iter_mut().zip(&at) {
+        *k = (a >> 8) as u8;
+    }
     // Every order tried below keeps each key where it is (new digits trade
     // places with new digits, stacks with stacks that read the same).
-    let (new, blank) = (lanes_with(&keys, NEW), lanes_with(&keys, 0));
+    let (new, blank) = (lanes_with::<AVX2>(&keys, NEW), lanes_with::<AVX2>(&keys, 0));
     // Per stack slot: the run of new digits at the end of its free prefix
     // (the prefix is sorted, and NEW is the largest key).
     let mut new_runs = [(0u8, 0u8); 3];
     let mut total = 1usize;
     for (slot, run) in new_runs.iter_mut().enumerate() {
         let n = if slot < b { 3 } else { p.free[slot] as usize };
-        let news = keys[3 * slot..3 * slot + n]
-            .iter()
-            .filter(|&&k| k == NEW)
-            .count();
-        *run = ((n - news) as u8, news as u8);
-        total *= PERMS[news].len();
+        let news = ONES_IN_THREE_BITS[usize::from(new >> (3 * slot)) & ((1 << n) - 1)];
+        *run = (n as u8 - news, news);
+        total *= PERMS[news as usize].len();
     }
     for &(_, len) in &stack_runs[..n_stack_runs] {
         total *= PERMS[len as usize].len();
@@ -983,12 +979,31 @@ fn expand<const AVX2: bool>(p: &Partial, row: &Row, r: u8, level: usize, out: &m
 const ONES_IN_THREE_BITS: [u8; 8] = [0, 1, 1, 2, 1, 2, 2, 3];
 
 /// Bit `j` set where `keys[j]` is `key`, for the nine columns.
+///
+/// `AVX2` only where the caller is compiled for AVX2 and the CPU has it.
 #[inline(always)]
-fn lanes_with(keys: &[u8], key: u8) -> u16 {
+fn lanes_with<const AVX2: bool>(keys: &[u8; 16], key: u8) -> u16 {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: as the caller's `AVX2`.
+        return unsafe { lanes_with_avx2(keys, key) };
+    }
     keys[..9]
         .iter()
         .enumerate()
         .fold(0, |m, (j, &k)| m | u16::from(k == key) << j)
+}
+
+/// [`lanes_with`] by one byte compare.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+#[inline]
+fn lanes_with_avx2(keys: &[u8; 16], key: u8) -> u16 {
+    use std::arch::x86_64::*;
+    // SAFETY: a 16-byte array, loaded whole; no alignment needed.
+    let keys = unsafe { _mm_loadu_si128(keys.as_ptr().cast()) };
+    let equal = _mm_cmpeq_epi8(keys, _mm_set1_epi8(key as i8));
+    _mm_movemask_epi8(equal) as u16 & 0x1ff
 }
 
 /// [`Partial::keys`] by two byte shuffles (see [`row_key_avx2`]).
