@@ -445,16 +445,7 @@ impl Canonicalizer {
     fn search_in<const AVX2: bool>(&mut self, grid: &Grid, solved: bool) -> Canonical {
         // The rows of both orientations: as given, and transposed; and
         // each row's clue pattern, bit c for a clue in column c.
-        #[cfg(target_arch = "x86_64")]
-        let (lines, patterns) = if AVX2 {
-            // SAFETY: `AVX2` is true only in `search_avx2`, run only where
-            // the CPU has AVX2.
-            unsafe { lines_avx2(grid) }
-        } else {
-            lines_of(grid)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let (lines, patterns) = lines_of(grid);
+        let (lines, patterns) = lines_of::<AVX2>(grid);
         self.tied.clear();
         let first_level = if solved {
             // A solved grid: its first row reads 123456789 whatever the
@@ -486,20 +477,7 @@ impl Canonicalizer {
                     while rows != 0 {
                         let r = rows.trailing_zeros() as usize;
                         rows &= rows - 1;
-                        let row = &lines[p.orientation as usize][r];
-                        #[cfg(target_arch = "x86_64")]
-                        let key = if AVX2 {
-                            // SAFETY: `AVX2` is true only in `search_avx2`,
-                            // run only where the CPU has AVX2.
-                            unsafe { row_key_avx2(p, row, &sort) }
-                        } else {
-                            p.row_key(row)
-                        };
-                        #[cfg(not(target_arch = "x86_64"))]
-                        let key = {
-                            let _ = &sort;
-                            p.row_key(row)
-                        };
+                        let key = row_key::<AVX2>(p, &lines[p.orientation as usize][r], &sort);
                         if key < best {
                             best = key;
                             self.winners.clear();
@@ -538,27 +516,76 @@ impl Canonicalizer {
             cols: p.columns(),
             digits,
         };
-        #[cfg(target_arch = "x86_64")]
-        let form = if AVX2 {
-            // SAFETY: `AVX2` is true only in `search_avx2`, run only where
-            // the CPU has AVX2.
-            unsafe { form_avx2(&lines[p.orientation as usize], p, &digits) }
-        } else {
-            transform.apply(grid)
-        };
-        #[cfg(not(target_arch = "x86_64"))]
-        let form = transform.apply(grid);
         Canonical {
-            grid: form,
+            grid: form::<AVX2>(grid, &transform, &lines[p.orientation as usize], p),
             automorphisms,
             transform,
         }
     }
 }
 
+// The versions' common steps: each wrapper runs the AVX2 form of a step
+// when `AVX2` is true, which it is only inside `search_avx2`, itself run
+// only where the CPU has AVX2; that is the safety of each call below.
+
+/// A row's key ([`row_key_avx2`] or [`Partial::row_key`]).
+#[inline(always)]
+fn row_key<const AVX2: bool>(p: &Partial, row: &Row, sort: &PrefixSort) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: see above.
+        return unsafe { row_key_avx2(p, row, sort) };
+    }
+    let _ = sort;
+    p.row_key(row)
+}
+
+/// A row's keys in the current column order (`keys_avx2` or
+/// [`Partial::keys`]).
+#[inline(always)]
+fn keys<const AVX2: bool>(p: &Partial, row: &Row) -> [u8; 16] {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: see above.
+        return unsafe { keys_avx2(p, row) };
+    }
+    p.keys(row)
+}
+
+/// The lines of both orientations and their clue patterns ([`lines_avx2`]
+/// or [`lines_portable`]).
+#[inline(always)]
+fn lines_of<const AVX2: bool>(grid: &Grid) -> ([[Row; 9]; 2], [[u16; 9]; 2]) {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: see above.
+        return unsafe { lines_avx2(grid) };
+    }
+    lines_portable(grid)
+}
+
+/// The form `transform` (from the arrangement `p` of `lines`, the rows of
+/// its orientation) makes of `grid` ([`form_avx2`] or
+/// [`Transform::apply`]).
+#[inline(always)]
+fn form<const AVX2: bool>(
+    grid: &Grid,
+    transform: &Transform,
+    lines: &[Row; 9],
+    p: &Partial,
+) -> Grid {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: see above.
+        return unsafe { form_avx2(lines, p, &transform.digits) };
+    }
+    let _ = (lines, p);
+    transform.apply(grid)
+}
+
 /// The rows of `grid` in both orientations (as given, then transposed),
 /// and each one's clue pattern (bit `c` for a clue in column `c`).
-fn lines_of(grid: &Grid) -> ([[Row; 9]; 2], [[u16; 9]; 2]) {
+fn lines_portable(grid: &Grid) -> ([[Row; 9]; 2], [[u16; 9]; 2]) {
     let mut lines = [[[0u8; 16]; 9]; 2];
     let mut patterns = [[0u16; 9]; 2];
     for (r, row) in grid.cells().chunks_exact(9).enumerate() {
@@ -587,7 +614,7 @@ fn transposed_lines(grid: &Grid) -> [[Row; 9]; 2] {
     lines
 }
 
-/// [`lines_of`], each pattern read from its line by one byte compare once
+/// [`lines_portable`], each pattern read from its line by one byte compare once
 /// the lines are built (OR-ing each cell's bit into two patterns in memory
 /// as it is copied was 6% of a minimal puzzle's time here).
 #[cfg(target_arch = "x86_64")]
@@ -863,16 +890,7 @@ fn multiplicity(p: &Partial) -> u64 {
 /// `AVX2` only where the caller is compiled for AVX2 and the CPU has it.
 #[inline(always)]
 fn expand<const AVX2: bool>(p: &Partial, row: &Row, r: u8, level: usize, out: &mut Vec<Partial>) {
-    #[cfg(target_arch = "x86_64")]
-    let keys = if AVX2 {
-        // SAFETY: `AVX2` is true only in `search_avx2`, run only where the
-        // CPU has AVX2.
-        unsafe { keys_avx2(p, row) }
-    } else {
-        p.keys(row)
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let keys = p.keys(row);
+    let keys = keys::<AVX2>(p, row);
     if p.free == [0; 3] {
         // Every column is in place already: one way to put the row.
         let (new, blank) = (lanes_with::<AVX2>(&keys, NEW), lanes_with::<AVX2>(&keys, 0));
@@ -985,7 +1003,7 @@ const ONES_IN_THREE_BITS: [u8; 8] = [0, 1, 1, 2, 1, 2, 2, 3];
 fn lanes_with<const AVX2: bool>(keys: &[u8; 16], key: u8) -> u16 {
     #[cfg(target_arch = "x86_64")]
     if AVX2 {
-        // SAFETY: as the caller's `AVX2`.
+        // SAFETY: see `row_key`'s wrapper.
         return unsafe { lanes_with_avx2(keys, key) };
     }
     keys[..9]
