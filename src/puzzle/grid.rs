@@ -454,6 +454,19 @@ impl std::str::FromStr for Grid {
     }
 }
 
+/// Tests' shorthand.
+#[cfg(test)]
+impl Grid {
+    /// A grid holding only `placed`, each (cell, digit).
+    pub(crate) fn with_digits(placed: &[(usize, u8)]) -> Grid {
+        let mut cells = [0u8; CELLS];
+        for &(i, d) in placed {
+            cells[i] = d;
+        }
+        Grid::from_cells(cells).expect("digits 0 to 9")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -632,13 +645,7 @@ mod tests {
 
     #[test]
     fn repeats_are_found_in_rows_and_columns_only() {
-        let with = |placed: &[(usize, u8)]| {
-            let mut cells = [0u8; CELLS];
-            for &(i, d) in placed {
-                cells[i] = d;
-            }
-            Grid::from_cells(cells).unwrap().repeats_in_a_line()
-        };
+        let with = |placed: &[(usize, u8)]| Grid::with_digits(placed).repeats_in_a_line();
         assert!(!with(&[]));
         // Row 4, columns 0 and 8; then three times in that row.
         assert!(with(&[(36, 9), (44, 9)]));
