@@ -19,7 +19,8 @@ Sections (all by default):
 The peers are measured only, never part of the project; each is looked for
 where the issues' build notes put it, or at the path in its variable, and a
 section whose peer or data is missing says so and is skipped:
-  PEER_BENCH       /tmp/peer/release/peer-bench (../shared/peer-bench)
+  PEER_BENCH       /tmp/peer/release/peer-bench (built there from
+                   ../shared/peer-bench when missing)
   TDOKU_BENCH      /tmp/tdoku/build/run_benchmark
   PATMINLEX_BENCH  /tmp/patminlex-bench (../shared/peer-bench/patminlex_bench.cpp)
   SKFR             /tmp/skfr/src/skfr
@@ -53,6 +54,20 @@ def peer(variable, default):
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
+def crate_peer():
+    """peer-bench, built from ../shared/peer-bench (under /tmp, apart from
+    the project) when it is missing and no other path is given."""
+    found = peer("PEER_BENCH", "/tmp/peer/release/peer-bench")
+    manifest = ROOT.parent / "shared" / "peer-bench" / "Cargo.toml"
+    if found or "PEER_BENCH" in os.environ or not manifest.is_file():
+        return found
+    print("building peer-bench into /tmp/peer (once)", file=sys.stderr)
+    env = dict(os.environ, CARGO_TARGET_DIR="/tmp/peer", RUSTFLAGS="-C target-cpu=native")
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path", manifest],
+                   env=env, check=True)
+    return peer("PEER_BENCH", "/tmp/peer/release/peer-bench")
+
+
 def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout
 
@@ -82,7 +97,7 @@ def table(title, header, rows):
 
 
 def section_solve(args, files):
-    crate = peer("PEER_BENCH", "/tmp/peer/release/peer-bench")
+    crate = crate_peer()
     tdoku = peer("TDOKU_BENCH", "/tmp/tdoku/build/run_benchmark")
     if not crate and not tdoku:
         print("\nsolve: no peer built (PEER_BENCH, TDOKU_BENCH): skipped")
@@ -171,7 +186,7 @@ def section_canon(args, files):
 
 
 def section_generate(args):
-    crate = peer("PEER_BENCH", "/tmp/peer/release/peer-bench")
+    crate = crate_peer()
     if not crate:
         print("\ngenerate: peer-bench not built (PEER_BENCH): skipped")
         return
