@@ -79,13 +79,19 @@ def wall(cmd, **kw):
     return time.perf_counter() - start
 
 
-def puzzles_in(path):
-    with open(path, "rb") as f:
-        return sum(1 for line in f if line.strip() and not line.startswith(b"#"))
+def puzzle_lines(path):
+    """The file's records: its lines less blank ones and # comments."""
+    lines = Path(path).read_text().splitlines()
+    return [l for l in lines if l.strip() and not l.startswith("#")]
 
 
 def med(xs):
     return statistics.median(xs)
+
+
+def spread(ratios, unit=""):
+    """Per-round ratios as their median and range."""
+    return f"{med(ratios):.2f}{unit} ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
 def table(title, header, rows):
@@ -103,6 +109,8 @@ def section_solve(args, files):
         print("\nsolve: no peer built (PEER_BENCH, TDOKU_BENCH): skipped")
         return
     t = str(args.min_time)
+    # tdoku takes whole seconds (a fraction reads as 0: no result).
+    tdoku_secs = str(max(1, round(args.min_time)))
     rows = []
     for f in files:
         ours, theirs, ratios = [], {"crate": [], "tdoku": []}, []
@@ -117,16 +125,14 @@ def section_solve(args, files):
                 best = max(best, r)
             if tdoku:
                 # Its csv: ..., solver, puzzles/s, usec/puzzle, %no_guess, guesses.
-                # Whole seconds only (a fraction reads as 0: no result).
-                secs = str(max(1, round(args.min_time)))
-                line = run([tdoku, "-s", "tdoku", "-t", secs, "-w", "1", "-c", "1", f])
+                line = run([tdoku, "-s", "tdoku", "-t", tdoku_secs, "-w", "1", "-c", "1", f])
                 r = float(line.strip().splitlines()[-1].split(",")[5])
                 theirs["tdoku"].append(r)
                 best = max(best, r)
             ratios.append(ours[-1] / best)
         fmt = lambda xs: f"{med(xs):,.0f}" if xs else "n/a"
         rows.append([Path(f).stem, fmt(ours), fmt(theirs["crate"]), fmt(theirs["tdoku"]),
-                     f"{med(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"])
+                     spread(ratios)])
     table(f"fast solver, one thread, limit 2 ({args.rounds} rounds, {t} s each; target 1.15x)",
           ["file", "fast (puzzles/s)", "sudoku crate", "tdoku", "fast / better peer, median (range)"],
           rows)
@@ -143,7 +149,7 @@ def section_parquet(args, scratch):
     if not easy.is_file():
         print(f"\nparquet: {easy} missing: skipped")
         return
-    puzzles = [l for l in easy.read_text().splitlines() if l and not l.startswith("#")] * 10
+    puzzles = puzzle_lines(easy) * 10
     lines = scratch / "easy_1m.txt"
     lines.write_text("\n".join(puzzles) + "\n")
     table_ = pa.table({"id": pa.array(range(len(puzzles)), pa.int64()), "quizzes": puzzles})
@@ -159,7 +165,7 @@ def section_parquet(args, scratch):
             line_s = wall([BIN, "solve", "-q", "-j", "2", lines, "-o", "/dev/null"])
             parquet_s = wall([BIN, "solve", "-q", "-j", "2", path, "-o", "/dev/null"])
             ratios.append(line_s / parquet_s)
-        rows.append([f"{size:,} rows a group", f"{med(ratios):.3f}x ({min(ratios):.3f}-{max(ratios):.3f})"])
+        rows.append([f"{size:,} rows a group", spread(ratios, "x")])
     table(f"Parquet against the line file, `solve -q -j 2`, 1,000,000 easy puzzles "
           f"({args.rounds} alternated pairs; target 0.85x)",
           ["Parquet file (id, quizzes; snappy)", "rate vs line file, median (range)"], rows)
@@ -172,17 +178,18 @@ def section_canon(args, files):
         return
     rows = []
     for f in files:
-        n = puzzles_in(f)
-        ours, theirs = [], []
+        n = len(puzzle_lines(f))
+        ours, theirs, ratios = [], [], []
         for _ in range(args.rounds):
             ours.append(n / wall([BIN, "canon", "-q", "-j", "1", f, "-o", "/dev/null"]))
             out = run([patminlex, f])
             theirs.append(float(out.split(" puzzles/s")[0].split()[-1]))
-        rows.append([Path(f).stem, f"{med(ours):,.0f}", f"{med(theirs):,.0f}",
-                     f"{med(ours) / med(theirs):.2f}"])
+            ratios.append(ours[-1] / theirs[-1])
+        rows.append([Path(f).stem, f"{med(ours):,.0f}", f"{med(theirs):,.0f}", spread(ratios)])
     table(f"`canon -q -j 1` (whole command) against patminlex (in-process, no I/O), "
           f"medians of {args.rounds} (target 1.5x)",
-          ["file", "canon (puzzles/s)", "patminlex (puzzles/s)", "canon / patminlex"], rows)
+          ["file", "canon (puzzles/s)", "patminlex (puzzles/s)", "canon / patminlex, median (range)"],
+          rows)
 
 
 def section_generate(args):
@@ -200,7 +207,7 @@ def section_generate(args):
           f"{args.rounds} alternated pairs (target 4x)",
           ["batchdoku (s)", "sudoku crate (s)", "crate / batchdoku, median (range)"],
           [[f"{med(ours):.3f}", f"{med(theirs):.3f}",
-            f"{med(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"]])
+            spread(ratios, "x")]])
 
 
 def section_grade(args, scratch):
@@ -215,8 +222,7 @@ def section_grade(args, scratch):
         if not src.is_file():
             continue
         sample = scratch / f"{name}_{count}.txt"
-        kept = [l for l in src.read_text().splitlines() if l and not l.startswith("#")][:count]
-        sample.write_text("\n".join(kept) + "\n")
+        sample.write_text("\n".join(puzzle_lines(src)[:count]) + "\n")
         one, two, theirs, ratios = [], [], [], []
         env = dict(os.environ, OMP_NUM_THREADS="1")
         for _ in range(args.rounds):
@@ -226,7 +232,7 @@ def section_grade(args, scratch):
             two.append(wall([BIN, "grade", "-q", "-j", "2", sample, "-o", "/dev/null"]))
             ratios.append(theirs[-1] / one[-1])
         rows.append([f"{name}, first {count:,}", f"{med(one):.3f}", f"{med(theirs):.3f}",
-                     f"{med(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f})",
+                     spread(ratios, "x"),
                      f"{med(one) / med(two):.2f}x"])
     table(f"`grade -q` against skfr (OMP_NUM_THREADS=1), {args.rounds} rounds "
           f"(targets 10x, and -j 2 at 1.8x -j 1)",
@@ -256,7 +262,7 @@ def main():
                 if l.startswith("model name")), "unknown CPU")
     commit = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).strip()
     print(f"{datetime.date.today()}, {cpu}, {os.cpu_count()} cores, commit {commit}: "
-          f"`python3 scripts/peer-ratios.py --rounds {args.rounds} {' '.join(sections)}`")
+          f"`{' '.join(['python3', 'scripts/peer-ratios.py', *sys.argv[1:]])}`")
     extra = [str(Path(f).resolve()) for f in args.file]
     pick = lambda names: [str(DATA / f"{n}.txt") for n in names if (DATA / f"{n}.txt").is_file()] + extra
     scratch = Path(tempfile.mkdtemp(prefix="peer-ratios-"))
