@@ -89,9 +89,10 @@ def med(xs):
     return statistics.median(xs)
 
 
-def spread(ratios, unit=""):
+def spread(ratios, unit="", places=2):
     """Per-round ratios as their median and range."""
-    return f"{med(ratios):.2f}{unit} ({min(ratios):.2f}-{max(ratios):.2f})"
+    f = lambda x: f"{x:.{places}f}"
+    return f"{f(med(ratios))}{unit} ({f(min(ratios))}-{f(max(ratios))})"
 
 
 def table(title, header, rows):
@@ -165,7 +166,7 @@ def section_parquet(args, scratch):
             line_s = wall([BIN, "solve", "-q", "-j", "2", lines, "-o", "/dev/null"])
             parquet_s = wall([BIN, "solve", "-q", "-j", "2", path, "-o", "/dev/null"])
             ratios.append(line_s / parquet_s)
-        rows.append([f"{size:,} rows a group", spread(ratios, "x")])
+        rows.append([f"{size:,} rows a group", spread(ratios, "x", places=3)])
     table(f"Parquet against the line file, `solve -q -j 2`, 1,000,000 easy puzzles "
           f"({args.rounds} alternated pairs; target 0.85x)",
           ["Parquet file (id, quizzes; snappy)", "rate vs line file, median (range)"], rows)
