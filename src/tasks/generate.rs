@@ -315,10 +315,9 @@ impl Keep {
     pub fn keeps(&self, solver: &mut FastSolver, g: &Generated) -> bool {
         match *self {
             Keep::Class(class) => rate(solver, &g.puzzle.into()).difficulty == class,
-            Keep::Er { min, max } => matches!(
-                crate::tasks::grade::grade(&g.puzzle.into(), solver, false),
-                crate::tasks::grade::Grade::Rated { er, .. } if (min..=max).contains(&er)
-            ),
+            Keep::Er { min, max } => {
+                crate::tasks::grade::er_within(&g.puzzle.into(), solver, min, max)
+            }
         }
     }
 }

@@ -1703,7 +1703,7 @@ mod tests {
     #[test]
     fn remembered_chains_give_what_fresh_searches_give() {
         use crate::solver::{FastSolver, Solver};
-        use crate::tasks::grade::{next_step, PathMemory};
+        use crate::tasks::grade::{next_step, PathMemory, Rating};
         let sample = include_str!("../../../datasets/sample.txt");
         let mut solver = FastSolver::new();
         let mut compared = 0;
@@ -1713,7 +1713,7 @@ mod tests {
             let mut board = Board::new(&givens);
             let mut memory = PathMemory::new(Some(&solution));
             // To the first board that needs a chain.
-            while let Some(step) = next_step(&board, &mut memory) {
+            while let Some(step) = next_step(&board, &mut memory, Rating::MAX) {
                 if step.rating >= 65 {
                     break;
                 }

@@ -354,25 +354,54 @@ pub fn grade(puzzle: &Puzzle, solver: &mut FastSolver, steps: bool) -> Grade {
         Puzzle::Givens(g) => Board::new(g),
         Puzzle::Marks(c) => Board::from_candidates(*c.masks()),
     };
-    walk_path(board, steps, solution.as_ref())
+    walk_path(board, steps, solution.as_ref(), Rating::MAX)
+}
+
+/// True when `puzzle` (uniquely solvable, valid) is rated, with an ER from
+/// `min` to `max`: what [`grade`] says, found sooner where the answer is
+/// no. The path stops at its first step rated above `max`, and the
+/// techniques whose every hint rates above `max` (chains, for a `max`
+/// below 6.5) are never searched: the path up to there is the one
+/// [`grade`] walks, since each technique is tried only after every easier
+/// one found nothing (`generate --er`, the Python and Spark `er:` ranges).
+pub fn er_within(puzzle: &Puzzle, solver: &mut FastSolver, min: Rating, max: Rating) -> bool {
+    let solution = match puzzle.solve(solver, 2) {
+        Outcome {
+            solutions: 1,
+            solution,
+            ..
+        } => solution,
+        _ => return false,
+    };
+    let board = match puzzle {
+        Puzzle::Givens(g) => Board::new(g),
+        Puzzle::Marks(c) => Board::from_candidates(*c.masks()),
+    };
+    matches!(
+        walk_path(board, false, solution.as_ref(), max),
+        Grade::Rated { er, .. } if (min..=max).contains(&er)
+    )
 }
 
 /// Walks the solving path from `board`: the first step the easiest
 /// technique finds, applied, until the grid is full or nothing is found.
 pub fn grade_path(board: Board, keep: bool) -> Grade {
-    walk_path(board, keep, None)
+    walk_path(board, keep, None, Rating::MAX)
 }
 
 /// As [`grade_path`], knowing the solution or not (the path is the same;
-/// knowing it spares searches that cannot succeed).
-fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>) -> Grade {
+/// knowing it spares searches that cannot succeed). With a `cap` below
+/// `Rating::MAX`, a path that needs a step rated above it ends there as
+/// `Beyond` (see [`er_within`]).
+fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating) -> Grade {
     let mut path = Vec::new();
     let mut er: Rating = 0;
     let mut hardest = Technique::FullHouse;
     let (mut ep, mut ed) = (None, None);
     let mut memory = PathMemory::new(solution);
     while !board.is_solved() {
-        let Some(step) = next_step(&board, &mut memory) else {
+        let step = next_step(&board, &mut memory, cap).filter(|step| step.rating <= cap);
+        let Some(step) = step else {
             return Grade::Beyond {
                 er,
                 ep,
@@ -575,18 +604,23 @@ impl PathMemory {
 }
 
 /// The next step: the producers in SE's order, the first hint found.
-fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
+/// Producers whose hints all rate above `cap` are not run (each rates at
+/// least as high as the one before it, so none after them is either).
+fn next_step(board: &Board, memory: &mut PathMemory, cap: Rating) -> Option<Step> {
+    // The lowest rating of each producer's hints, from unique loops on.
+    let upto = |lowest: Rating| (lowest <= cap).then_some(());
     // Those of LOCAL by their place there.
     // Hidden single ... hidden triple, XY- and XYZ-wing.
     memory
         .local(board, 0..14)
-        .or_else(|| loops::unique_loop(board))
+        .or_else(|| upto(45).and_then(|()| loops::unique_loop(board)))
         // Naked quad, jellyfish, hidden quad.
-        .or_else(|| memory.local(board, 14..17))
-        .or_else(|| bug::bug(board))
+        .or_else(|| upto(50).and_then(|()| memory.local(board, 14..17)))
+        .or_else(|| upto(56).and_then(|()| bug::bug(board)))
         // Aligned pair exclusion.
-        .or_else(|| memory.local(board, 17..18))
+        .or_else(|| upto(62).and_then(|()| memory.local(board, 17..18)))
         .or_else(|| {
+            upto(65)?;
             let solution = memory.solution.as_ref();
             let chains = memory.chains.get_or_insert_with(|| {
                 match SPARE_CHAINS.with(|spare| spare.borrow_mut().take()) {
@@ -600,13 +634,14 @@ fn next_step(board: &Board, memory: &mut PathMemory) -> Option<Step> {
             chains.cycles_and_forcing_chains(board)
         })
         // Aligned triplet exclusion.
-        .or_else(|| memory.local(board, 18..19))
+        .or_else(|| upto(75).and_then(|()| memory.local(board, 18..19)))
         .or_else(|| {
+            upto(75)?;
             let chains = memory.chains.as_mut().expect("made above");
             chains
                 .nishio(board)
-                .or_else(|| chains.multiple(board))
-                .or_else(|| chains.dynamic(board))
+                .or_else(|| upto(80).and_then(|()| chains.multiple(board)))
+                .or_else(|| upto(85).and_then(|()| chains.dynamic(board)))
         })
 }
 
@@ -653,6 +688,49 @@ pub(crate) mod test_boards {
 mod tests {
     use super::*;
 
+    /// `er_within`, whose path stops at its first step above the range and
+    /// never runs the techniques rated above it, says what the whole grade
+    /// says, for ranges that end inside every level of technique (and for
+    /// puzzles beyond the techniques implemented).
+    #[test]
+    fn er_within_says_what_grade_says() {
+        let mut solver = FastSolver::new();
+        let ranges = [
+            (10, 23),
+            (20, 30),
+            (30, 44),
+            (45, 62),
+            (62, 62),
+            (50, 66),
+            (65, 75),
+            (70, 75),
+            (72, 79),
+            (75, 85),
+            (80, 89),
+            (10, 89),
+        ];
+        let (mut within, mut above) = (0, 0);
+        let lines = include_str!("../../../datasets/sample.txt").lines();
+        for line in lines.take(400) {
+            let puzzle: Puzzle = Grid::parse_line(line.as_bytes()).unwrap().into();
+            let er = match grade(&puzzle, &mut solver, false) {
+                Grade::Rated { er, .. } => Some(er),
+                _ => None,
+            };
+            for (min, max) in ranges {
+                let expected = er.is_some_and(|er| (min..=max).contains(&er));
+                let found = er_within(&puzzle, &mut solver, min, max);
+                assert_eq!(found, expected, "{line}: ER {er:?}, range {min}-{max}");
+                within += usize::from(expected);
+                above += usize::from(er.is_some_and(|er| er > max));
+            }
+        }
+        assert!(
+            within > 500 && above > 500,
+            "{within} within, {above} above"
+        );
+    }
+
     /// The search remembers, along a path, where its producers found
     /// nothing (the chains' passes, the producers of `LOCAL`), and knows
     /// the solution: at every step of every path it finds what a search
@@ -663,8 +741,8 @@ mod tests {
         for (line, mut board, solution) in test_boards::sample(400) {
             let mut kept = PathMemory::new(Some(&solution));
             while !board.is_solved() {
-                let step = next_step(&board, &mut kept);
-                let fresh = next_step(&board, &mut PathMemory::new(None));
+                let step = next_step(&board, &mut kept, Rating::MAX);
+                let fresh = next_step(&board, &mut PathMemory::new(None), Rating::MAX);
                 assert_eq!(step, fresh, "{line}");
                 let Some(step) = step else { break };
                 chain_steps += usize::from(step.rating >= 65);
