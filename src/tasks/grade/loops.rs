@@ -317,48 +317,55 @@ type Type3 = (u16, u8, usize, u16, Vec<(u8, u8)>);
 /// sets, then hidden).
 fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16) -> Vec<Type3> {
     let mut out = Vec::new();
+    // The units c1 and c2 share, in SE's order: each with its empty cells
+    // counted, and the places of c1 and c2 in it.
+    let mut shared = Vec::with_capacity(2);
+    for (u1, u2) in units_of(c1).into_iter().zip(units_of(c2)) {
+        if u1 == u2 {
+            let cells = &UNIT_CELLS[u1];
+            let at = |c: u8| cells.iter().position(|&x| x == c).expect("in the unit");
+            shared.push((u1, board.empty_count(u1) as u32, at(c1), at(c2)));
+        }
+    }
+    // The digits neither of the loop nor extra, for the hidden sets.
+    let rem: Vec<u8> = digits(!pair & !extra & 0x1ff).collect();
     for degree in 2..=7u32 {
-        for (u1, u2) in units_of(c1).into_iter().zip(units_of(c2)) {
-            if u1 != u2 {
-                continue;
-            }
-            let u = u1;
+        for &(u, empty, i1, i2) in &shared {
             let cells = &UNIT_CELLS[u];
-            let empty = board.empty_count(u) as u32;
-            let i1 = cells.iter().position(|&c| c == c1).expect("in the unit");
-            let i2 = cells.iter().position(|&c| c == c2).expect("in the unit");
             if degree * 2 <= empty && degree >= extra.count_ones() {
+                // The set is c1 (standing for both extra cells, with the
+                // extra digits) and `degree - 1` others, each an open cell
+                // of `degree` candidates or fewer (any other fails the
+                // test below): sets of any other cells are passed over
+                // unread.
+                let mut open = 0u16;
+                for (i, &c) in cells.iter().enumerate() {
+                    let n = board.cands(c).count_ones();
+                    if i != i1 && i != i2 && n > 1 && n <= degree {
+                        open |= 1 << i;
+                    }
+                }
                 for set in combos(degree) {
-                    if set & (1 << i1) == 0 || set & (1 << i2) != 0 {
+                    let others = set & !(1 << i1);
+                    if others == set || others & !open != 0 {
                         continue;
                     }
                     let mut naked = extra & board.cands(c1) & board.cands(c2);
-                    let mut union = 0u16;
-                    let mut each_open = true;
-                    let mut others = Vec::new();
-                    for i in members(set) {
-                        let m = if i == i1 {
-                            extra
-                        } else {
-                            let m = board.cands(cells[i]);
-                            naked |= m;
-                            others.push(cells[i]);
-                            m
-                        };
-                        each_open &= m.count_ones() > 1;
+                    let mut union = extra;
+                    for i in members(others) {
+                        let m = board.cands(cells[i]);
+                        naked |= m;
                         union |= m;
                     }
-                    if naked.count_ones() != degree || !each_open || union.count_ones() != degree {
+                    if naked.count_ones() != degree || union.count_ones() != degree {
                         continue;
                     }
+                    let others: Vec<u8> = members(others).map(|i| cells[i]).collect();
                     let elim = naked_removals(board, union, &others, c1, c2);
                     out.push((degree as u16 - 1, 30, u, union, elim));
                 }
             }
             if degree * 2 < empty {
-                let rem: Vec<u8> = (1..=9u8)
-                    .filter(|&d| pair & (1 << (d - 1)) == 0 && extra & (1 << (d - 1)) == 0)
-                    .collect();
                 if (degree as usize) - 2 > rem.len() {
                     continue;
                 }
@@ -472,6 +479,136 @@ mod tests {
             }
         }
         path.pop();
+    }
+
+    /// Type 3 as first written: every subset of each size read through.
+    fn type3_as_written(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16) -> Vec<Type3> {
+        let mut out = Vec::new();
+        for degree in 2..=7u32 {
+            for (u1, u2) in units_of(c1).into_iter().zip(units_of(c2)) {
+                if u1 != u2 {
+                    continue;
+                }
+                let u = u1;
+                let cells = &UNIT_CELLS[u];
+                let empty = board.empty_count(u) as u32;
+                let i1 = cells.iter().position(|&c| c == c1).expect("in the unit");
+                let i2 = cells.iter().position(|&c| c == c2).expect("in the unit");
+                if degree * 2 <= empty && degree >= extra.count_ones() {
+                    for set in combos(degree) {
+                        if set & (1 << i1) == 0 || set & (1 << i2) != 0 {
+                            continue;
+                        }
+                        let mut naked = extra & board.cands(c1) & board.cands(c2);
+                        let mut union = 0u16;
+                        let mut each_open = true;
+                        let mut others = Vec::new();
+                        for i in members(set) {
+                            let m = if i == i1 {
+                                extra
+                            } else {
+                                let m = board.cands(cells[i]);
+                                naked |= m;
+                                others.push(cells[i]);
+                                m
+                            };
+                            each_open &= m.count_ones() > 1;
+                            union |= m;
+                        }
+                        if naked.count_ones() != degree
+                            || !each_open
+                            || union.count_ones() != degree
+                        {
+                            continue;
+                        }
+                        let elim = naked_removals(board, union, &others, c1, c2);
+                        out.push((degree as u16 - 1, 30, u, union, elim));
+                    }
+                }
+                if degree * 2 < empty {
+                    let rem: Vec<u8> = (1..=9u8)
+                        .filter(|&d| pair & (1 << (d - 1)) == 0 && extra & (1 << (d - 1)) == 0)
+                        .collect();
+                    if (degree as usize) - 2 > rem.len() {
+                        continue;
+                    }
+                    for pick in combos_of(degree - 2, rem.len()) {
+                        let mut values = pair;
+                        for i in members(pick) {
+                            values |= 1 << (rem[i] - 1);
+                        }
+                        let mut union = 0u16;
+                        let mut none_empty = true;
+                        for d in digits(values) {
+                            let p = board.positions(u, d) & !(1 << i2);
+                            none_empty &= p != 0;
+                            union |= p;
+                        }
+                        if !none_empty || union.count_ones() != degree {
+                            continue;
+                        }
+                        let places = union & !(1 << i1) & !(1 << i2);
+                        let mut elim = Vec::new();
+                        for i in members(places) {
+                            let c = cells[i];
+                            for d in digits(board.cands(c) & !values) {
+                                elim.push((c, d));
+                            }
+                        }
+                        let tenths = (places.count_ones() as u16).saturating_sub(1);
+                        out.push((tenths, 31, u, values, elim));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Type 3, which passes over the sets that cannot be naked before
+    /// reading them, finds what the first version finds, in its order:
+    /// every loop with two extra cells of sample boards with false
+    /// candidates taken away at random, more and more.
+    #[test]
+    fn type3_finds_what_every_set_read_finds() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(47);
+        let (mut compared, mut naked, mut hidden) = (0, 0, 0);
+        for (line, mut board, solution) in sample(1000) {
+            for _ in 0..8 {
+                take_false_away(&mut board, &solution, &mut rng, 10);
+                for start in 0..81u8 {
+                    let pair = board.cands(start);
+                    if pair.count_ones() != 2 {
+                        continue;
+                    }
+                    for lp in valid_loops(&board, start, pair) {
+                        let wide: Vec<u8> = lp
+                            .iter()
+                            .copied()
+                            .filter(|&c| board.cands(c).count_ones() > 2)
+                            .collect();
+                        let [c1, c2] = wide[..] else { continue };
+                        let extra = (board.cands(c1) | board.cands(c2)) & !pair;
+                        if extra.count_ones() < 2 {
+                            continue;
+                        }
+                        let found = type3(&board, c1, c2, pair, extra);
+                        assert_eq!(
+                            found,
+                            type3_as_written(&board, c1, c2, pair, extra),
+                            "{line}"
+                        );
+                        compared += 1;
+                        naked += found.iter().filter(|h| h.1 == 30).count();
+                        hidden += found.iter().filter(|h| h.1 == 31).count();
+                    }
+                }
+            }
+        }
+        // Both forms found often.
+        assert!(
+            compared > 5000 && naked > 100 && hidden > 100,
+            "{compared} loops, {naked} naked and {hidden} hidden sets"
+        );
     }
 
     /// The walk that stops where no valid loop can close meets the same
