@@ -3,7 +3,7 @@
 //! cells (nor one digit twice if they see each other); a digit of either
 //! cell that no allowed pair keeps is removed.
 
-use super::board::{cells_of, digits, sees, Board, PEER_MASKS};
+use super::board::{bit, cells_of, digits, sees, Board, PEER_MASKS};
 use super::{Step, Technique};
 
 /// The first aligned pair exclusion in SE's order: base cells with two or
@@ -13,7 +13,6 @@ use super::{Step, Technique};
 pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
     // Base cells, each with its bivalue peers (a mask of cells).
     let bases = base_cells(board, 2);
-    let mut common = Vec::with_capacity(20);
     for (i, j) in pairs(bases.len()) {
         let (c0, ex0) = &bases[i];
         let (c1, ex1) = &bases[j];
@@ -21,22 +20,27 @@ pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
         if shared.count_ones() < 2 || near & (1 << c0 | 1 << c1) == 0 {
             continue;
         }
-        common.clear();
-        common.extend(cells_of(shared).map(|e| board.cands(e)));
+        // The excluders are bivalue: one empties only under the pair of
+        // its own two digits. So the digits `d0` may not be paired with
+        // are its partners in the excluders holding it (and itself, when
+        // the base cells see each other).
+        let mut partners = [0u16; 9];
+        for e in cells_of(shared) {
+            let m = board.cands(e);
+            for d in digits(m) {
+                partners[d as usize - 1] |= m & !bit(d);
+            }
+        }
         let (m0, m1) = (board.cands(*c0), board.cands(*c1));
+        let see = sees(*c0, *c1);
         // Digits of each base cell kept by some allowed pair.
         let (mut keep0, mut keep1) = (0u16, 0u16);
         for d0 in digits(m0) {
-            for d1 in digits(m1) {
-                if d0 == d1 && sees(*c0, *c1) {
-                    continue;
-                }
-                let pair = (1u16 << (d0 - 1)) | (1 << (d1 - 1));
-                if common.iter().any(|&m| m & !pair == 0) {
-                    continue;
-                }
-                keep0 |= 1 << (d0 - 1);
-                keep1 |= 1 << (d1 - 1);
+            let same = if see { bit(d0) } else { 0 };
+            let allowed = m1 & !partners[d0 as usize - 1] & !same;
+            if allowed != 0 {
+                keep0 |= bit(d0);
+                keep1 |= allowed;
             }
         }
         let mut eliminated: Vec<(u8, u8)> = digits(m0 & !keep0).map(|d| (*c0, d)).collect();
@@ -270,6 +274,69 @@ mod tests {
             }
         }
         assert!(found > 20, "{found}");
+    }
+
+    /// Aligned pair exclusion as first written: each pair of digits of
+    /// the two base cells tested against every common excluder.
+    fn pair_exclusion_testing_every_pair(board: &Board, near: u128) -> Option<Step> {
+        let bases = base_cells(board, 2);
+        for (i, j) in pairs(bases.len()) {
+            let ((c0, ex0), (c1, ex1)) = (bases[i], bases[j]);
+            let shared = ex0 & ex1;
+            if shared.count_ones() < 2 || near & (1 << c0 | 1 << c1) == 0 {
+                continue;
+            }
+            let common: Vec<u16> = cells_of(shared).map(|e| board.cands(e)).collect();
+            let (m0, m1) = (board.cands(c0), board.cands(c1));
+            let (mut keep0, mut keep1) = (0u16, 0u16);
+            for d0 in digits(m0) {
+                for d1 in digits(m1) {
+                    if d0 == d1 && sees(c0, c1) {
+                        continue;
+                    }
+                    let pair = bit(d0) | bit(d1);
+                    if common.iter().any(|&m| m & !pair == 0) {
+                        continue;
+                    }
+                    keep0 |= bit(d0);
+                    keep1 |= bit(d1);
+                }
+            }
+            let mut eliminated: Vec<(u8, u8)> = digits(m0 & !keep0).map(|d| (c0, d)).collect();
+            eliminated.extend(digits(m1 & !keep1).map(|d| (c1, d)));
+            if !eliminated.is_empty() {
+                let mut pattern = vec![c0, c1];
+                pattern.extend(cells_of(shared));
+                let technique = Technique::AlignedPairExclusion;
+                return Some(Step::eliminating(technique, 62, eliminated, pattern));
+            }
+        }
+        None
+    }
+
+    /// The pair exclusion that reads each excluder's two digits once
+    /// finds what testing every pair of digits finds.
+    #[test]
+    fn pair_exclusion_finds_what_testing_every_pair_finds() {
+        use crate::tasks::grade::test_boards::{sample, take_false_away};
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(62);
+        let mut found = 0;
+        for (line, mut board, solution) in sample(300) {
+            for round in 0..6 {
+                take_false_away(&mut board, &solution, &mut rng, 8);
+                let near = if round % 2 == 0 {
+                    u128::MAX
+                } else {
+                    rng.gen::<u128>() & rng.gen::<u128>()
+                };
+                let fast = aligned_pair_exclusion(&board, near);
+                let all = pair_exclusion_testing_every_pair(&board, near);
+                assert_eq!(fast, all, "{line}, round {round}");
+                found += usize::from(fast.is_some());
+            }
+        }
+        assert!(found > 50, "{found}");
     }
 
     #[test]
