@@ -341,46 +341,46 @@ pub enum Grade {
 /// cell with one is not yet placed). `steps`: keep the path (else only the
 /// ratings are kept).
 pub fn grade(puzzle: &Puzzle, solver: &mut FastSolver, steps: bool) -> Grade {
-    let solution = match puzzle.solve(solver, 2) {
-        Outcome { solutions: 0, .. } => return Grade::Unsolvable,
-        Outcome {
-            solutions: 1,
-            solution,
-            ..
-        } => solution,
-        _ => return Grade::Multiple,
-    };
-    let board = match puzzle {
-        Puzzle::Givens(g) => Board::new(g),
-        Puzzle::Marks(c) => Board::from_candidates(*c.masks()),
-    };
-    walk_path(board, steps, solution.as_ref(), Rating::MAX)
+    match start(puzzle, solver) {
+        Ok((board, solution)) => walk_path(board, steps, solution.as_ref(), Rating::MAX),
+        Err(not_unique) => not_unique,
+    }
 }
 
-/// True when `puzzle` (uniquely solvable, valid) is rated, with an ER from
-/// `min` to `max`: what [`grade`] says, found sooner where the answer is
-/// no. The path stops at its first step rated above `max`, and the
-/// techniques whose every hint rates above `max` (chains, for a `max`
-/// below 6.5) are never searched: the path up to there is the one
-/// [`grade`] walks, since each technique is tried only after every easier
-/// one found nothing (`generate --er`, the Python and Spark `er:` ranges).
+/// True when `puzzle` (valid) is rated, with an ER from `min` to `max`:
+/// what [`grade`] says, found sooner where the answer is no. The path
+/// stops at its first step rated above `max`, and the techniques whose
+/// every hint rates above `max` (chains, for a `max` below 6.5) are never
+/// searched: the path up to there is the one [`grade`] walks, since each
+/// technique is tried only after every easier one found nothing
+/// (`generate --er`, the Python and Spark `er:` ranges).
 pub fn er_within(puzzle: &Puzzle, solver: &mut FastSolver, min: Rating, max: Rating) -> bool {
-    let solution = match puzzle.solve(solver, 2) {
-        Outcome {
-            solutions: 1,
-            solution,
-            ..
-        } => solution,
-        _ => return false,
-    };
-    let board = match puzzle {
-        Puzzle::Givens(g) => Board::new(g),
-        Puzzle::Marks(c) => Board::from_candidates(*c.masks()),
+    let Ok((board, solution)) = start(puzzle, solver) else {
+        return false;
     };
     matches!(
         walk_path(board, false, solution.as_ref(), max),
         Grade::Rated { er, .. } if (min..=max).contains(&er)
     )
+}
+
+/// The board a path starts from, and the puzzle's one solution; or what
+/// the grade is when there is not one.
+fn start(puzzle: &Puzzle, solver: &mut FastSolver) -> Result<(Board, Option<Grid>), Grade> {
+    let solution = match puzzle.solve(solver, 2) {
+        Outcome { solutions: 0, .. } => return Err(Grade::Unsolvable),
+        Outcome {
+            solutions: 1,
+            solution,
+            ..
+        } => solution,
+        _ => return Err(Grade::Multiple),
+    };
+    let board = match puzzle {
+        Puzzle::Givens(g) => Board::new(g),
+        Puzzle::Marks(c) => Board::from_candidates(*c.masks()),
+    };
+    Ok((board, solution))
 }
 
 /// Walks the solving path from `board`: the first step the easiest
