@@ -43,21 +43,32 @@ pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
                 keep1 |= allowed;
             }
         }
-        let mut eliminated: Vec<(u8, u8)> = digits(m0 & !keep0).map(|d| (*c0, d)).collect();
-        eliminated.extend(digits(m1 & !keep1).map(|d| (*c1, d)));
-        if eliminated.is_empty() {
-            continue;
+        if let Some(step) = pair_exclusion_step(board, [*c0, *c1], [keep0, keep1], shared) {
+            return Some(step);
         }
-        let mut pattern = vec![*c0, *c1];
-        pattern.extend(cells_of(shared));
-        return Some(Step::eliminating(
-            Technique::AlignedPairExclusion,
-            62,
-            eliminated,
-            pattern,
-        ));
     }
     None
+}
+
+/// The step of base cells `cells` with their excluders `shared`, when
+/// some candidate of theirs is not among the digits `keep` (per cell).
+fn pair_exclusion_step(
+    board: &Board,
+    cells: [u8; 2],
+    keep: [u16; 2],
+    shared: u128,
+) -> Option<Step> {
+    let gone = [0, 1].map(|k| board.cands(cells[k]) & !keep[k]);
+    if gone == [0, 0] {
+        return None;
+    }
+    let eliminated: Vec<(u8, u8)> = (0..2)
+        .flat_map(|k| digits(gone[k]).map(move |d| (cells[k], d)))
+        .collect();
+    let mut pattern = cells.to_vec();
+    pattern.extend(cells_of(shared));
+    let technique = Technique::AlignedPairExclusion;
+    Some(Step::eliminating(technique, 62, eliminated, pattern))
 }
 
 /// The first aligned triplet exclusion (7.5) in SE's order: as
@@ -277,7 +288,8 @@ mod tests {
     }
 
     /// Aligned pair exclusion as first written: each pair of digits of
-    /// the two base cells tested against every common excluder.
+    /// the two base cells tested against every common excluder (the step
+    /// then made as before, by `pair_exclusion_step`).
     fn pair_exclusion_testing_every_pair(board: &Board, near: u128) -> Option<Step> {
         let bases = base_cells(board, 2);
         for (i, j) in pairs(bases.len()) {
@@ -302,13 +314,8 @@ mod tests {
                     keep1 |= bit(d1);
                 }
             }
-            let mut eliminated: Vec<(u8, u8)> = digits(m0 & !keep0).map(|d| (c0, d)).collect();
-            eliminated.extend(digits(m1 & !keep1).map(|d| (c1, d)));
-            if !eliminated.is_empty() {
-                let mut pattern = vec![c0, c1];
-                pattern.extend(cells_of(shared));
-                let technique = Technique::AlignedPairExclusion;
-                return Some(Step::eliminating(technique, 62, eliminated, pattern));
+            if let Some(step) = pair_exclusion_step(board, [c0, c1], [keep0, keep1], shared) {
+                return Some(step);
             }
         }
         None

@@ -366,39 +366,55 @@ fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16) -> Vec<Type3> {
                 }
             }
             if degree * 2 < empty {
-                if (degree as usize) - 2 > rem.len() {
-                    continue;
-                }
-                for pick in combos_of(degree - 2, rem.len()) {
-                    let mut values = pair;
-                    for i in members(pick) {
-                        values |= 1 << (rem[i] - 1);
-                    }
-                    let mut union = 0u16;
-                    let mut none_empty = true;
-                    for d in digits(values) {
-                        let p = board.positions(u, d) & !(1 << i2);
-                        none_empty &= p != 0;
-                        union |= p;
-                    }
-                    if !none_empty || union.count_ones() != degree {
-                        continue;
-                    }
-                    let places = union & !(1 << i1) & !(1 << i2);
-                    let mut elim = Vec::new();
-                    for i in members(places) {
-                        let c = cells[i];
-                        for d in digits(board.cands(c) & !values) {
-                            elim.push((c, d));
-                        }
-                    }
-                    let tenths = (places.count_ones() as u16).saturating_sub(1);
-                    out.push((tenths, 31, u, values, elim));
-                }
+                hidden_sets(board, u, (i1, i2), pair, &rem, degree, &mut out);
             }
         }
     }
     out
+}
+
+/// Type 3's hidden sets of `degree` in unit `u` (c1 and c2 at places `i1`
+/// and `i2`): the loop's digits and `degree - 2` of `rem` (the digits
+/// neither of the loop nor extra), in SE's order, pushed to `out`.
+fn hidden_sets(
+    board: &Board,
+    u: usize,
+    (i1, i2): (usize, usize),
+    pair: u16,
+    rem: &[u8],
+    degree: u32,
+    out: &mut Vec<Type3>,
+) {
+    if (degree as usize) - 2 > rem.len() {
+        return;
+    }
+    let cells = &UNIT_CELLS[u];
+    for pick in combos_of(degree - 2, rem.len()) {
+        let mut values = pair;
+        for i in members(pick) {
+            values |= 1 << (rem[i] - 1);
+        }
+        let mut union = 0u16;
+        let mut none_empty = true;
+        for d in digits(values) {
+            let p = board.positions(u, d) & !(1 << i2);
+            none_empty &= p != 0;
+            union |= p;
+        }
+        if !none_empty || union.count_ones() != degree {
+            continue;
+        }
+        let places = union & !(1 << i1) & !(1 << i2);
+        let mut elim = Vec::new();
+        for i in members(places) {
+            let c = cells[i];
+            for d in digits(board.cands(c) & !values) {
+                elim.push((c, d));
+            }
+        }
+        let tenths = (places.count_ones() as u16).saturating_sub(1);
+        out.push((tenths, 31, u, values, elim));
+    }
 }
 
 /// The `k`-subsets of `0..n` (n at most 9) in SE's order.
@@ -481,7 +497,8 @@ mod tests {
         path.pop();
     }
 
-    /// Type 3 as first written: every subset of each size read through.
+    /// Type 3 as first written: every subset of each size read through
+    /// for the naked sets (the hidden sets are found as before).
     fn type3_as_written(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16) -> Vec<Type3> {
         let mut out = Vec::new();
         for degree in 2..=7u32 {
@@ -529,35 +546,7 @@ mod tests {
                     let rem: Vec<u8> = (1..=9u8)
                         .filter(|&d| pair & (1 << (d - 1)) == 0 && extra & (1 << (d - 1)) == 0)
                         .collect();
-                    if (degree as usize) - 2 > rem.len() {
-                        continue;
-                    }
-                    for pick in combos_of(degree - 2, rem.len()) {
-                        let mut values = pair;
-                        for i in members(pick) {
-                            values |= 1 << (rem[i] - 1);
-                        }
-                        let mut union = 0u16;
-                        let mut none_empty = true;
-                        for d in digits(values) {
-                            let p = board.positions(u, d) & !(1 << i2);
-                            none_empty &= p != 0;
-                            union |= p;
-                        }
-                        if !none_empty || union.count_ones() != degree {
-                            continue;
-                        }
-                        let places = union & !(1 << i1) & !(1 << i2);
-                        let mut elim = Vec::new();
-                        for i in members(places) {
-                            let c = cells[i];
-                            for d in digits(board.cands(c) & !values) {
-                                elim.push((c, d));
-                            }
-                        }
-                        let tenths = (places.count_ones() as u16).saturating_sub(1);
-                        out.push((tenths, 31, u, values, elim));
-                    }
+                    hidden_sets(board, u, (i1, i2), pair, &rem, degree, &mut out);
                 }
             }
         }

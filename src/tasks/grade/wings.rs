@@ -31,42 +31,55 @@ pub fn xy_wing(board: &Board, xyz: bool, pivots: u128) -> Option<Step> {
                 continue;
             }
             for yz_cell in cells_of(wings) {
-                let yz = board.cands(yz_cell);
-                if (xy | xz | yz).count_ones() != 3 {
-                    continue;
+                if let Some(step) = wing(board, xyz, pivot, xz_cell, yz_cell) {
+                    return Some(step);
                 }
-                let common = (xy & xz & yz).count_ones();
-                if common != u32::from(xyz) {
-                    continue;
-                }
-                let z = xz & yz;
-                let d = z.trailing_zeros() as u8 + 1;
-                // The cells seeing both wings (and the pivot, for XYZ)
-                // that hold z, in cell order.
-                let pivot_side = if xyz {
-                    PEER_MASKS[pivot as usize]
-                } else {
-                    !(1 << pivot)
-                };
-                let seeing = PEER_MASKS[xz_cell as usize]
-                    & PEER_MASKS[yz_cell as usize]
-                    & pivot_side
-                    & board.cells_with(d);
-                let eliminated: Vec<(u8, u8)> = cells_of(seeing).map(|c| (c, d)).collect();
-                if eliminated.is_empty() {
-                    continue;
-                }
-                let (technique, rating) = if xyz {
-                    (Technique::XyzWing, 44)
-                } else {
-                    (Technique::XyWing, 42)
-                };
-                let pattern = vec![pivot, xz_cell, yz_cell];
-                return Some(Step::eliminating(technique, rating, eliminated, pattern));
             }
         }
     }
     None
+}
+
+/// The step of the pivot and the bivalue wings `xz_cell`, `yz_cell`
+/// (the pivot sharing one digit with the first), if they make a wing of
+/// this kind that removes something.
+fn wing(board: &Board, xyz: bool, pivot: u8, xz_cell: u8, yz_cell: u8) -> Option<Step> {
+    let (xy, xz, yz) = (
+        board.cands(pivot),
+        board.cands(xz_cell),
+        board.cands(yz_cell),
+    );
+    if (xy | xz | yz).count_ones() != 3 {
+        return None;
+    }
+    let common = (xy & xz & yz).count_ones();
+    if common != u32::from(xyz) {
+        return None;
+    }
+    let z = xz & yz;
+    let d = z.trailing_zeros() as u8 + 1;
+    // The cells seeing both wings (and the pivot, for XYZ) that hold z,
+    // in cell order.
+    let pivot_side = if xyz {
+        PEER_MASKS[pivot as usize]
+    } else {
+        !(1 << pivot)
+    };
+    let seeing = PEER_MASKS[xz_cell as usize]
+        & PEER_MASKS[yz_cell as usize]
+        & pivot_side
+        & board.cells_with(d);
+    let eliminated: Vec<(u8, u8)> = cells_of(seeing).map(|c| (c, d)).collect();
+    if eliminated.is_empty() {
+        return None;
+    }
+    let (technique, rating) = if xyz {
+        (Technique::XyzWing, 44)
+    } else {
+        (Technique::XyWing, 42)
+    };
+    let pattern = vec![pivot, xz_cell, yz_cell];
+    Some(Step::eliminating(technique, rating, eliminated, pattern))
 }
 
 #[cfg(test)]
@@ -77,7 +90,8 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     /// The wing search as first written: every peer of a pivot read as a
-    /// first wing, and every peer as a second.
+    /// first wing, and every peer as a second (each trio then tested as
+    /// before, by `wing`).
     fn wing_reading_every_peer(board: &Board, xyz: bool, pivots: u128) -> Option<Step> {
         let size = if xyz { 3 } else { 2 };
         for pivot in cells_of(pivots) {
@@ -91,34 +105,12 @@ mod tests {
                     continue;
                 }
                 for &yz_cell in &PEERS[pivot as usize] {
-                    let yz = board.cands(yz_cell);
-                    if yz.count_ones() != 2 || (xy | xz | yz).count_ones() != 3 {
+                    if board.cands(yz_cell).count_ones() != 2 {
                         continue;
                     }
-                    if (xy & xz & yz).count_ones() != u32::from(xyz) {
-                        continue;
+                    if let Some(step) = wing(board, xyz, pivot, xz_cell, yz_cell) {
+                        return Some(step);
                     }
-                    let d = (xz & yz).trailing_zeros() as u8 + 1;
-                    let pivot_side = if xyz {
-                        PEER_MASKS[pivot as usize]
-                    } else {
-                        !(1 << pivot)
-                    };
-                    let seeing = PEER_MASKS[xz_cell as usize]
-                        & PEER_MASKS[yz_cell as usize]
-                        & pivot_side
-                        & board.cells_with(d);
-                    let eliminated: Vec<(u8, u8)> = cells_of(seeing).map(|c| (c, d)).collect();
-                    if eliminated.is_empty() {
-                        continue;
-                    }
-                    let (technique, rating) = if xyz {
-                        (Technique::XyzWing, 44)
-                    } else {
-                        (Technique::XyWing, 42)
-                    };
-                    let pattern = vec![pivot, xz_cell, yz_cell];
-                    return Some(Step::eliminating(technique, rating, eliminated, pattern));
                 }
             }
         }
