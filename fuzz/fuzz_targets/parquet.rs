@@ -31,7 +31,7 @@ use batchdoku::read::parquet::{RowRange, TableSource};
 use libfuzzer_sys::fuzz_target;
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Rows read past the first row at most.
 const MOST_ROWS: u64 = 1 << 16;
@@ -120,37 +120,46 @@ fn open(path: &Path, keep: bool, from: u64) -> Option<TableSource> {
     TableSource::open(path, None, &["puzzle"], "puzzles", keep, from).ok()
 }
 
+/// The input's bytes as a file (the reader opens files), removed when
+/// the input's run ends, however it ends short of a crash.
+struct InputFile(PathBuf);
+
+impl Drop for InputFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 fuzz_target!(|input: &[u8]| {
     let [options, start, data @ ..] = input else {
         return;
     };
-    let path = std::env::temp_dir().join(format!("batchdoku-fuzz-parquet-{}", std::process::id()));
-    std::fs::write(&path, data).unwrap();
+    let file = InputFile(
+        std::env::temp_dir().join(format!("batchdoku-fuzz-parquet-{}", std::process::id())),
+    );
+    let path = file.0.as_path();
+    std::fs::write(path, data).unwrap();
     let lanes = 2 + usize::from(options & 3);
     let least = 1u64 << ((options >> 2) & 7);
     let most = 1 + usize::from(options >> 5) * 9;
 
-    let Some(t) = open(&path, false, 0) else {
+    let Some(t) = open(path, false, 0) else {
         return;
     };
     let from = (u128::from(t.rows()) * u128::from(*start) / 255) as u64;
-    let t = open(&path, false, from).expect("opened once").by_arrow();
+    let t = open(path, false, from).expect("opened once").by_arrow();
     let all = ranges(&t, from, most);
     let reference = read(&t, &all, &(0..all.len()).collect::<Vec<_>>());
     let cut = t.rows() - from > MOST_ROWS;
 
-    let t = open(&path, false, from)
+    let t = open(path, false, from)
         .expect("opened once")
         .by_arrow()
         .in_lanes_of(lanes, least);
     let pages = ranges(&t, from, most);
     // Out of order: every other range, then the rest backwards.
-    let out_of_order = |n: usize| -> Vec<usize> {
-        (0..n)
-            .step_by(2)
-            .chain((1..n).step_by(2).rev())
-            .collect()
-    };
+    let out_of_order =
+        |n: usize| -> Vec<usize> { (0..n).step_by(2).chain((1..n).step_by(2).rev()).collect() };
     let laned = read(&t, &pages, &out_of_order(pages.len()));
     same(&laned, &reference, "in lanes");
     if !cut {
@@ -160,14 +169,14 @@ fuzz_target!(|input: &[u8]| {
         );
     }
 
-    let t = open(&path, false, from)
+    let t = open(path, false, from)
         .expect("opened once")
         .in_lanes_of(lanes, least);
     let pages = ranges(&t, from, most);
     let own = read(&t, &pages, &out_of_order(pages.len()));
     same(&own, &reference, "by our page decoder");
 
-    let t = open(&path, true, from).expect("opened once");
+    let t = open(path, true, from).expect("opened once");
     let all = ranges(&t, from, most);
     let kept = read(&t, &all, &(0..all.len()).collect::<Vec<_>>());
     same(&kept, &reference, "with the other columns");
