@@ -94,6 +94,77 @@ fn full_or_closed_standard_output_is_a_message_or_success_never_a_panic() {
     }
 }
 
+/// `grade`, `rate`, `canon` and `dedup` say which records are bad and why,
+/// as `solve` does: the first ten with file and line, then a count.
+#[test]
+fn per_record_commands_warn_about_bad_records_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // Line 1 a puzzle, lines 2-13 malformed, line 14 invalid, line 15 a
+    // puzzle: 13 bad records.
+    let mut text = format!("{CLASSIC}\n");
+    for k in 0..12 {
+        text += &format!("bad {k}\n");
+    }
+    text += &format!("11{}\n{CLASSIC}\n", ".".repeat(79));
+    let f = write(dir.path(), "bad.txt", &text);
+    let name = f.display().to_string();
+    for (command, after) in [
+        ("grade", ""),
+        ("rate", ""),
+        ("canon", ""),
+        ("dedup", " (left out)"),
+    ] {
+        for threads in ["1", "2"] {
+            let out = batchdoku()
+                .args([command, "-j", threads, "-o"])
+                .arg(dir.path().join("out"))
+                .arg(&f)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{command}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let warnings: Vec<&str> = stderr
+                .lines()
+                .filter(|l| l.starts_with("batchdoku: warning: "))
+                .collect();
+            let mut expected: Vec<String> = (0..10)
+                .map(|k| {
+                    format!(
+                        "batchdoku: warning: {name}:{}: malformed: bad character 'b' at column 1{after}",
+                        k + 2
+                    )
+                })
+                .collect();
+            expected.push("batchdoku: warning: 3 more bad records not shown".to_string());
+            assert_eq!(warnings, expected, "{command} -j {threads}");
+        }
+        // The invalid record's reason, when it is among the first ten.
+        let out = batchdoku()
+            .args([command, "-o"])
+            .arg(dir.path().join("out"))
+            .arg("-")
+            .write_stdin(format!("{CLASSIC}\n11{}\n", ".".repeat(79)))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "batchdoku: warning: -:2: invalid: row 1 repeats digit 1{after}"
+            )),
+            "{command}: {stderr}"
+        );
+        assert!(!stderr.contains("not shown"), "{command}: {stderr}");
+        // None with -q.
+        batchdoku()
+            .args([command, "-q", "-o"])
+            .arg(dir.path().join("out"))
+            .arg(&f)
+            .assert()
+            .success()
+            .stderr(predicate::str::is_empty());
+    }
+}
+
 #[test]
 fn the_count_of_malformed_records_not_shown_is_exact() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! `batchdoku canon`: each puzzle's canonical (minlex) form.
 
-use super::records::{per_second, Done, ReadArgs, RecordRun};
+use super::records::{per_second, BadRecords, Done, ReadArgs, RecordRun, Warnings};
 use super::run_args::per_sec;
 use crate::engine::Job;
 use crate::puzzle::grid::{Grid, CELLS};
@@ -59,12 +59,9 @@ struct Tally {
     malformed: u64,
     /// The input the chunk is from.
     file: usize,
-    /// (line, what is wrong), at most [`WARNINGS_SHOWN`] per chunk.
-    bad: Vec<(u64, String)>,
+    /// Its first bad records, for warnings.
+    bad: BadRecords,
 }
-
-/// Bad records warned about in full; the rest are counted.
-const WARNINGS_SHOWN: u64 = 10;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Format {
@@ -88,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let several = run.several();
     let names = run.names.clone();
     let mut total = Tally::default();
-    let mut shown = 0u64;
+    let mut warnings = Warnings::new(args.read.run.quiet);
     let records_done = match run.each(
         &args.read,
         |job, out| {
@@ -96,15 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(canon_job(job, format, file, out))
         },
         |tally, progress| {
-            if !args.read.run.quiet {
-                for (line, what) in &tally.bad {
-                    if shown < WARNINGS_SHOWN {
-                        let name = &names[tally.file];
-                        progress.println(&format!("batchdoku: warning: {name}:{line}: {what}"));
-                        shown += 1;
-                    }
-                }
-            }
+            warnings.show(&names[tally.file], tally.bad.notes(), "", progress);
             total.canonical += tally.canonical;
             total.invalid += tally.invalid;
             total.malformed += tally.malformed;
@@ -115,14 +104,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     run.output.finish()?;
     let seconds = run.seconds();
+    warnings.finish(total.malformed + total.invalid);
     if !args.read.run.quiet {
-        let bad = total.malformed + total.invalid;
-        if bad > shown {
-            eprintln!(
-                "batchdoku: warning: {} more bad records not shown",
-                bad - shown
-            );
-        }
         eprintln!(
             "{records_done} records in {seconds:.3} s ({}/s): {} canonical forms, {} invalid, {} malformed",
             per_second(records_done, seconds),
@@ -156,13 +139,13 @@ fn canon_job(job: &Job, format: Format, file: Option<&str>, out: &mut Vec<u8>) -
         let (puzzle, result) = match rec.givens() {
             Err(e) => {
                 tally.malformed += 1;
-                tally.note(rec.line, format!("malformed: {e}"));
+                tally.bad.note(rec.line, || format!("malformed: {e}"));
                 (Shown::Raw(rec.raw), Err("malformed"))
             }
             Ok(g) => match canon.canonical_of_valid(&g) {
                 Err(conflict) => {
                     tally.invalid += 1;
-                    tally.note(rec.line, format!("invalid: {conflict}"));
+                    tally.bad.note(rec.line, || format!("invalid: {conflict}"));
                     (Shown::Grid(g), Err("invalid"))
                 }
                 Ok(c) => {
@@ -191,14 +174,6 @@ impl Shown<'_> {
         match self {
             Shown::Grid(g) => g.to_line(),
             Shown::Raw(raw) => one_line(raw, Some(RAW_SHOWN)),
-        }
-    }
-}
-
-impl Tally {
-    fn note(&mut self, line: u64, what: String) {
-        if (self.bad.len() as u64) < WARNINGS_SHOWN {
-            self.bad.push((line, what));
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::output::refuse_output_as_input;
 use super::progress::Progress;
-use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs};
+use super::records::{each_job, per_second, stop_on_ctrl_c, stopped, Done, ReadArgs, Warnings};
 use super::run_args::per_sec;
 use crate::engine::{open_sources, Halt, Job, Source};
 use crate::read::InputFormat;
@@ -83,9 +83,6 @@ struct Chunk {
     header: Option<std::sync::Arc<Vec<String>>>,
 }
 
-/// Bad records warned about in full; the rest are counted.
-const WARNINGS_SHOWN: u64 = 10;
-
 /// A tag for [`ClassSet`]: where a class was first seen. The file index
 /// (which list, `against` first, and position) above bit 44, the line below.
 fn tag(file: usize, line: u64) -> u64 {
@@ -103,7 +100,6 @@ struct Tally {
     kept: u64,
     dropped: u64,
     bad: u64,
-    shown: u64,
 }
 
 /// A CSV header, or none.
@@ -121,6 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     // Classes of the training set (with --against), for the statistics.
     let mut training_classes = None;
+    let mut training_bad = 0;
     if !train.is_empty() {
         if let Err(code) = decider.pass(&args.read, &pool, &train, 0, false) {
             return Ok(code);
@@ -133,10 +130,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 decider.tally.records
             );
         }
-        decider.tally = Tally {
-            shown: decider.tally.shown,
-            ..Tally::default()
-        };
+        training_bad = decider.tally.bad;
+        decider.tally = Tally::default();
     }
     if let Err(code) = decider.pass(&args.read, &pool, &sources, train.len(), true) {
         return Ok(code);
@@ -147,6 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let tally = &decider.tally;
     let seconds = started.elapsed().as_secs_f64();
+    decider.warnings.finish(training_bad + tally.bad);
     if !args.read.run.quiet {
         summary(tally, !train.is_empty(), seconds);
     }
@@ -242,7 +238,7 @@ struct Decider {
     csv_names: Vec<Vec<u8>>,
     /// True with --against: records are looked up, not added.
     against: bool,
-    quiet: bool,
+    warnings: Warnings,
     /// The header of the first input written (`Some(None)`: it had none).
     header_written: Option<Header>,
     /// A report row, its buffer kept.
@@ -288,7 +284,7 @@ impl Decider {
             names,
             csv_names,
             against: !train.is_empty(),
-            quiet: args.read.run.quiet,
+            warnings: Warnings::new(args.read.run.quiet),
             header_written: None,
             row: Vec::new(),
         })
@@ -331,17 +327,9 @@ impl Decider {
     ) -> Result<(), Halt> {
         self.tally.records += (chunk.classed.len() + chunk.bad.len()) as u64;
         self.tally.bad += chunk.bad.len() as u64;
-        if !self.quiet {
-            for (line, what) in &chunk.bad {
-                if self.tally.shown < WARNINGS_SHOWN {
-                    progress.println(&format!(
-                        "batchdoku: warning: {}:{line}: {what} (left out)",
-                        self.names[chunk.file]
-                    ));
-                    self.tally.shown += 1;
-                }
-            }
-        }
+        let file = &self.names[chunk.file];
+        self.warnings
+            .show(file, &chunk.bad, " (left out)", progress);
         if checking {
             self.write_header_once(&chunk)?;
         }
@@ -437,12 +425,6 @@ impl Decider {
 
 /// The summary on stderr.
 fn summary(tally: &Tally, against: bool, seconds: f64) {
-    if tally.bad > tally.shown {
-        eprintln!(
-            "batchdoku: warning: {} more bad records not shown",
-            tally.bad - tally.shown
-        );
-    }
     let what = if against {
         "equivalent to a training puzzle"
     } else {

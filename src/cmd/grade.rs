@@ -1,7 +1,7 @@
 //! `batchdoku grade`: each puzzle's Sudoku Explainer rating (ER/EP/ED),
 //! and with `--steps` the solving path behind it.
 
-use super::records::{per_second, Done, ReadArgs, RecordRun, Resumable};
+use super::records::{per_second, BadRecords, Done, ReadArgs, RecordRun, Resumable, Warnings};
 use super::run_args::per_sec;
 use crate::engine::{Job, Source};
 use crate::puzzle::grid::{COL_OF, ROW_OF};
@@ -83,6 +83,9 @@ struct Tally {
     malformed: u64,
     /// Rated records by ER, in tenths.
     er: std::collections::BTreeMap<u16, u64>,
+    /// The input the job is from, and its first bad records.
+    file: usize,
+    bad: BadRecords,
 }
 
 impl Tally {
@@ -139,19 +142,24 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let several = run.several();
     let names = run.names.clone();
     let mut tally = Tally::default();
+    let mut warnings = Warnings::new(args.read.run.quiet);
     let records_done = match run.each(
         &args.read,
         |job, out| {
             let file = several.then(|| names[job.file].as_str());
             Ok(grade_job(job, format, args.steps, file, out))
         },
-        |t, _| tally.merge(t),
+        |t, progress| {
+            warnings.show(&names[t.file], t.bad.notes(), "", progress);
+            tally.merge(t);
+        },
     ) {
         Ok(n) => n,
         Err(code) => return Ok(code),
     };
     run.output.finish()?;
     let seconds = run.seconds();
+    warnings.finish(tally.malformed + tally.invalid);
     if !args.read.run.quiet {
         eprintln!(
             "{records_done} records in {seconds:.3} s ({}/s): {} rated, {} beyond, {} multiple, {} unsolvable, {} invalid, {} malformed",
@@ -204,7 +212,10 @@ fn grade_job(
     out: &mut Vec<u8>,
 ) -> Done<Tally> {
     let mut solver = FastSolver::new();
-    let t = Tally::default();
+    let t = Tally {
+        file: job.file,
+        ..Tally::default()
+    };
     Done::over_records(job, t, |t, rec| {
         let none = Graded {
             status: "",
@@ -216,24 +227,27 @@ fn grade_job(
         };
         let (puzzle, graded);
         let grade_kept;
-        match rec.puzzle {
-            Err(_) => {
+        let conflict = rec.puzzle.as_ref().ok().and_then(|p| p.validate().err());
+        match (rec.puzzle, conflict) {
+            (Err(e), _) => {
                 t.malformed += 1;
+                t.bad.note(rec.line, || format!("malformed: {e}"));
                 puzzle = one_line(rec.raw, Some(RAW_SHOWN));
                 graded = Graded {
                     status: "malformed",
                     ..none
                 };
             }
-            Ok(p) if p.validate().is_err() => {
+            (Ok(p), Some(conflict)) => {
                 t.invalid += 1;
+                t.bad.note(rec.line, || format!("invalid: {conflict}"));
                 puzzle = p.to_line();
                 graded = Graded {
                     status: "invalid",
                     ..none
                 };
             }
-            Ok(p) => {
+            (Ok(p), None) => {
                 puzzle = p.to_line();
                 grade_kept = grade(&p, &mut solver, keep_steps);
                 graded = match &grade_kept {

@@ -1,6 +1,6 @@
 //! `batchdoku rate`: give each puzzle a difficulty.
 
-use super::records::{per_second, Done, ReadArgs, RecordRun};
+use super::records::{per_second, BadRecords, Done, ReadArgs, RecordRun, Warnings};
 use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::engine::Job;
@@ -47,12 +47,15 @@ pub struct Args {
 }
 
 /// Counts per class, plus records that are not puzzles or break a rule.
-#[derive(Default, Clone, Copy)]
+#[derive(Default)]
 struct Tally {
     classes: [u64; 4],
     malformed: u64,
     invalid: u64,
     not_unique: u64,
+    /// The input the job is from, and its first bad records.
+    file: usize,
+    bad: BadRecords,
 }
 
 impl Tally {
@@ -77,18 +80,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let several = run.several();
     let names = run.names.clone();
     let mut tally = Tally::default();
+    let mut warnings = Warnings::new(args.read.run.quiet);
     let records_done = match run.each(
         &args.read,
         |job, out| {
             let file = several.then(|| names[job.file].as_str());
             Ok(rate_job(job, file, jsonl, out))
         },
-        |t, _| tally.merge(&t),
+        |t, progress| {
+            warnings.show(&names[t.file], t.bad.notes(), "", progress);
+            tally.merge(&t);
+        },
     ) {
         Ok(n) => n,
         Err(code) => return Ok(code),
     };
     run.output.finish()?;
+    warnings.finish(tally.malformed + tally.invalid);
     if !args.read.run.quiet {
         summary(records_done, run.seconds(), &tally);
     }
@@ -114,19 +122,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn rate_job(job: &Job, file: Option<&str>, jsonl: bool, out: &mut Vec<u8>) -> Done<Tally> {
     let mut solver = FastSolver::new();
     solver.set_stop(Some(&INTERRUPTED));
-    let t = Tally::default();
+    let t = Tally {
+        file: job.file,
+        ..Tally::default()
+    };
     Done::over_records(job, t, |t, rec| {
-        let (puzzle, solutions, guesses, inference, class) = match rec.puzzle {
-            Err(_) => {
+        let conflict = rec.puzzle.as_ref().ok().and_then(|p| p.validate().err());
+        let (puzzle, solutions, guesses, inference, class) = match (rec.puzzle, conflict) {
+            (Err(e), _) => {
                 t.malformed += 1;
+                t.bad.note(rec.line, || format!("malformed: {e}"));
                 let raw = one_line(rec.raw, Some(RAW_SHOWN));
                 (raw, 0, 0, "malformed", "malformed")
             }
-            Ok(p) if p.validate().is_err() => {
+            (Ok(p), Some(conflict)) => {
                 t.invalid += 1;
+                t.bad.note(rec.line, || format!("invalid: {conflict}"));
                 (p.to_line(), 0, 0, "invalid", "invalid")
             }
-            Ok(p) => {
+            (Ok(p), None) => {
                 let r = rate(&mut solver, &p);
                 if solver.stopped() {
                     // Ctrl-C cut the search short: not rated.

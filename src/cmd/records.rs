@@ -1,7 +1,8 @@
 //! The driver of the commands that turn each record into a line of output
-//! (`rate`, `canon`) or decide record by record (`dedup`): the engine's
-//! jobs on the pool, their results handed on in input order, the progress
-//! bar, and how a run that stops early is told.
+//! (`rate`, `canon`, `grade`) or decide record by record (`dedup`): the
+//! engine's jobs on the pool, their results handed on in input order, the
+//! progress bar, the warnings about bad records, and how a run that stops
+//! early is told.
 
 use super::output::{refuse_output_as_input, refused_before_any_record};
 use super::progress::Progress;
@@ -241,7 +242,6 @@ pub fn stopped(
     ExitCode::from(1)
 }
 
-/// Records per second for a summary line (`-` without records).
 /// Whole lines in `text` (a record a line) and the length they fill.
 fn whole_lines(text: &[u8]) -> (u64, usize) {
     let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
@@ -251,11 +251,75 @@ fn whole_lines(text: &[u8]) -> (u64, usize) {
     )
 }
 
+/// Records per second for a summary line (`-` without records).
 pub fn per_second(records: u64, seconds: f64) -> String {
     per_sec(records, seconds).map_or_else(|| "-".to_string(), |rate| format!("{rate:.0}"))
 }
 
-/// A per-record command's run (`rate`, `canon`): its inputs opened, the
+/// Bad records (malformed or invalid) warned about in full in a run; the
+/// rest are counted.
+pub const WARNINGS_SHOWN: u64 = 10;
+
+/// A job's first bad records: (line, what is wrong), no more than a run
+/// shows.
+#[derive(Default)]
+pub struct BadRecords(Vec<(u64, String)>);
+
+impl BadRecords {
+    /// Notes the record at `line`; `what` is only made for those shown.
+    pub fn note(&mut self, line: u64, what: impl FnOnce() -> String) {
+        if (self.0.len() as u64) < WARNINGS_SHOWN {
+            self.0.push((line, what()));
+        }
+    }
+
+    pub fn notes(&self) -> &[(u64, String)] {
+        &self.0
+    }
+}
+
+/// A run's warnings about bad records on stderr, as the jobs' results
+/// come in input order: the first [`WARNINGS_SHOWN`] with their file and
+/// line, then how many more there were.
+pub struct Warnings {
+    shown: u64,
+    quiet: bool,
+}
+
+impl Warnings {
+    /// None are shown when `quiet`.
+    pub fn new(quiet: bool) -> Warnings {
+        Warnings { shown: 0, quiet }
+    }
+
+    /// Shows the `bad` records of a job of input `file` while the run
+    /// has shown fewer than [`WARNINGS_SHOWN`], each followed by `after`
+    /// (what became of it, if the output does not say).
+    pub fn show(&mut self, file: &str, bad: &[(u64, String)], after: &str, progress: &Progress) {
+        if self.quiet {
+            return;
+        }
+        for (line, what) in bad {
+            if self.shown == WARNINGS_SHOWN {
+                return;
+            }
+            progress.println(&format!("batchdoku: warning: {file}:{line}: {what}{after}"));
+            self.shown += 1;
+        }
+    }
+
+    /// At the end of a run of `bad` bad records: how many were not shown.
+    pub fn finish(&self, bad: u64) {
+        if !self.quiet && bad > self.shown {
+            eprintln!(
+                "batchdoku: warning: {} more bad records not shown",
+                bad - self.shown
+            );
+        }
+    }
+}
+
+/// A per-record command's run (`rate`, `canon`, `grade`): its inputs opened, the
 /// pool, and the output with its header written; [`RecordRun::each`] then
 /// runs every record through the worker and writes the results in order.
 pub struct RecordRun {
