@@ -233,7 +233,7 @@ fn each_technique_rates_as_sudoku_explainer_does() {
                     rating_text(ed)
                 );
                 assert_eq!(ours, se, "{line}");
-                assert_eq!(hardest, technique, "{line}");
+                assert_eq!(hardest, Some(technique), "{line}");
                 let step = steps
                     .iter()
                     .find(|s| s.technique == technique && s.rating == er)
@@ -344,6 +344,38 @@ fn the_path_without_steps_rates_the_same() {
         grade_path(Board::new(&g), false),
         Grade::Rated { er: 10, .. }
     ));
+}
+
+/// A complete grid has a path of no steps: rated 0.0/0.0/0.0, with no
+/// hardest technique (not the first one's name).
+#[test]
+fn a_complete_grid_rates_zero_with_no_hardest_technique() {
+    let mut solver = FastSolver::new();
+    let solved = solver
+        .solve(&grid(SE_RATED[9].0), 1)
+        .solution
+        .expect("solvable");
+    assert_eq!(
+        grade(&Puzzle::Givens(solved), &mut solver, true),
+        Grade::Rated {
+            er: 0,
+            ep: 0,
+            ed: 0,
+            hardest: None,
+            steps: Vec::new(),
+        }
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = common::write(dir.path(), "full.txt", format!("{}\n", solved.to_line()));
+    let csv = common::stdout_of(
+        batchdoku()
+            .args(["grade", "-q", "--format", "csv"])
+            .arg(&path),
+    );
+    assert_eq!(
+        csv.lines().nth(1).unwrap(),
+        format!("1,{},rated,0.0,0.0,0.0,", solved.to_line())
+    );
 }
 
 #[test]

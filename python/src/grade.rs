@@ -69,7 +69,7 @@ fn grade_record(
             er,
             ep,
             ed,
-            hardest: technique_code(hardest),
+            hardest: hardest.map_or(NONE, technique_code),
             steps,
         },
         Grade::Beyond { er, ep, ed, steps } => Row {

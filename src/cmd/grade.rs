@@ -6,7 +6,7 @@ use super::run_args::per_sec;
 use crate::engine::{Job, Source};
 use crate::puzzle::grid::{COL_OF, ROW_OF};
 use crate::solver::FastSolver;
-use crate::tasks::grade::{grade, rating_text, Grade, Step};
+use crate::tasks::grade::{grade, rating_text, Grade, Step, Technique};
 use crate::write::{csv_field, one_line, RAW_SHOWN};
 use std::io::Write;
 use std::path::PathBuf;
@@ -265,7 +265,7 @@ fn grade_job(
                             er: Some(*er),
                             ep: Some(*ep),
                             ed: Some(*ed),
-                            hardest: Some(hardest.name()),
+                            hardest: hardest.map(Technique::name),
                             steps,
                         }
                     }

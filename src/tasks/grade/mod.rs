@@ -318,8 +318,9 @@ pub enum Grade {
         er: Rating,
         ep: Rating,
         ed: Rating,
-        /// The technique of the (first) ER step.
-        hardest: Technique,
+        /// The technique of the (first) ER step; none for a path without
+        /// steps (a complete grid).
+        hardest: Option<Technique>,
         steps: Vec<Step>,
     },
     /// Uniquely solvable, but a step needs a technique beyond those
@@ -396,7 +397,7 @@ pub fn grade_path(board: Board, keep: bool) -> Grade {
 fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating) -> Grade {
     let mut path = Vec::new();
     let mut er: Rating = 0;
-    let mut hardest = Technique::FullHouse;
+    let mut hardest = None;
     let (mut ep, mut ed) = (None, None);
     let mut memory = PathMemory::new(solution);
     while !board.is_solved() {
@@ -411,7 +412,7 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
         };
         if step.rating > er {
             er = step.rating;
-            hardest = step.technique;
+            hardest = Some(step.technique);
         }
         let before = board.clone();
         step.apply(&mut board);
