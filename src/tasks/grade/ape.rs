@@ -234,6 +234,7 @@ fn pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
 mod tests {
     use super::*;
     use crate::tasks::grade::combos::{combos, members};
+    use crate::tasks::grade::test_boards::each_thinned;
 
     /// Aligned triplet exclusion as first written: every pair of base
     /// cells, every third among their excluders, each triplet tested each
@@ -262,28 +263,28 @@ mod tests {
         None
     }
 
+    /// Where the oracle tests search: everywhere in even rounds, a random
+    /// quarter of the cells in odd ones.
+    fn near_of(round: usize, rng: &mut impl rand::Rng) -> u128 {
+        if round.is_multiple_of(2) {
+            u128::MAX
+        } else {
+            rng.gen::<u128>() & rng.gen::<u128>()
+        }
+    }
+
     #[test]
     fn each_triplet_tried_once_finds_what_trying_every_meeting_finds() {
-        use crate::tasks::grade::test_boards::{sample, take_false_away};
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(75);
         let mut found = 0;
-        for (line, mut board, solution) in sample(300) {
-            // False candidates taken away at random, more and more: boards
-            // with many base cells and few excluders, then the reverse.
-            for round in 0..6 {
-                take_false_away(&mut board, &solution, &mut rng, 8);
-                let near = if round % 2 == 0 {
-                    u128::MAX
-                } else {
-                    rng.gen::<u128>() & rng.gen::<u128>()
-                };
-                let fast = aligned_triplet_exclusion(&board, near).map(|s| s.eliminated);
-                let all = triplet_exclusion_walking_all(&board, near);
-                assert_eq!(fast, all, "{line}, round {round}");
-                found += usize::from(fast.is_some());
-            }
-        }
+        // False candidates taken away at random, more and more: boards
+        // with many base cells and few excluders, then the reverse.
+        each_thinned(300, 6, 8, 75, |line, round, board, rng| {
+            let near = near_of(round, rng);
+            let fast = aligned_triplet_exclusion(board, near).map(|s| s.eliminated);
+            let all = triplet_exclusion_walking_all(board, near);
+            assert_eq!(fast, all, "{line}, round {round}");
+            found += usize::from(fast.is_some());
+        });
         assert!(found > 20, "{found}");
     }
 
@@ -325,24 +326,14 @@ mod tests {
     /// finds what testing every pair of digits finds.
     #[test]
     fn pair_exclusion_finds_what_testing_every_pair_finds() {
-        use crate::tasks::grade::test_boards::{sample, take_false_away};
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(62);
         let mut found = 0;
-        for (line, mut board, solution) in sample(300) {
-            for round in 0..6 {
-                take_false_away(&mut board, &solution, &mut rng, 8);
-                let near = if round % 2 == 0 {
-                    u128::MAX
-                } else {
-                    rng.gen::<u128>() & rng.gen::<u128>()
-                };
-                let fast = aligned_pair_exclusion(&board, near);
-                let all = pair_exclusion_testing_every_pair(&board, near);
-                assert_eq!(fast, all, "{line}, round {round}");
-                found += usize::from(fast.is_some());
-            }
-        }
+        each_thinned(300, 6, 8, 62, |line, round, board, rng| {
+            let near = near_of(round, rng);
+            let fast = aligned_pair_exclusion(board, near);
+            let all = pair_exclusion_testing_every_pair(board, near);
+            assert_eq!(fast, all, "{line}, round {round}");
+            found += usize::from(fast.is_some());
+        });
         assert!(found > 50, "{found}");
     }
 

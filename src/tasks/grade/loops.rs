@@ -452,8 +452,7 @@ fn naked_removals(board: &Board, digits_mask: u16, others: &[u8], c1: u8, c2: u8
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::grade::test_boards::{sample, take_false_away};
-    use rand::SeedableRng;
+    use crate::tasks::grade::test_boards::each_thinned;
 
     /// SE's walk as first written: every cell of each unit tried, no
     /// walk cut short; the loops it closes, valid or not, in order.
@@ -559,40 +558,36 @@ mod tests {
     /// candidates taken away at random, more and more.
     #[test]
     fn type3_finds_what_every_set_read_finds() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(47);
         let (mut compared, mut naked, mut hidden) = (0, 0, 0);
-        for (line, mut board, solution) in sample(1000) {
-            for _ in 0..8 {
-                take_false_away(&mut board, &solution, &mut rng, 10);
-                for start in 0..81u8 {
-                    let pair = board.cands(start);
-                    if pair.count_ones() != 2 {
+        each_thinned(1000, 8, 10, 47, |line, _, board, _| {
+            for start in 0..81u8 {
+                let pair = board.cands(start);
+                if pair.count_ones() != 2 {
+                    continue;
+                }
+                for lp in valid_loops(board, start, pair) {
+                    let wide: Vec<u8> = lp
+                        .iter()
+                        .copied()
+                        .filter(|&c| board.cands(c).count_ones() > 2)
+                        .collect();
+                    let [c1, c2] = wide[..] else { continue };
+                    let extra = (board.cands(c1) | board.cands(c2)) & !pair;
+                    if extra.count_ones() < 2 {
                         continue;
                     }
-                    for lp in valid_loops(&board, start, pair) {
-                        let wide: Vec<u8> = lp
-                            .iter()
-                            .copied()
-                            .filter(|&c| board.cands(c).count_ones() > 2)
-                            .collect();
-                        let [c1, c2] = wide[..] else { continue };
-                        let extra = (board.cands(c1) | board.cands(c2)) & !pair;
-                        if extra.count_ones() < 2 {
-                            continue;
-                        }
-                        let found = type3(&board, c1, c2, pair, extra);
-                        assert_eq!(
-                            found,
-                            type3_as_written(&board, c1, c2, pair, extra),
-                            "{line}"
-                        );
-                        compared += 1;
-                        naked += found.iter().filter(|h| h.1 == 30).count();
-                        hidden += found.iter().filter(|h| h.1 == 31).count();
-                    }
+                    let found = type3(board, c1, c2, pair, extra);
+                    assert_eq!(
+                        found,
+                        type3_as_written(board, c1, c2, pair, extra),
+                        "{line}"
+                    );
+                    compared += 1;
+                    naked += found.iter().filter(|h| h.1 == 30).count();
+                    hidden += found.iter().filter(|h| h.1 == 31).count();
                 }
             }
-        }
+        });
         // Both forms found often.
         assert!(
             compared > 5000 && naked > 100 && hidden > 100,
@@ -606,26 +601,22 @@ mod tests {
     /// random, more and more (many wide cells first, many bivalue later).
     #[test]
     fn cut_walk_meets_every_valid_loop_in_order() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(46);
         let (mut valid, mut closed) = (0, 0);
-        for (line, mut board, solution) in sample(150) {
-            for _ in 0..5 {
-                take_false_away(&mut board, &solution, &mut rng, 10);
-                for start in 0..81u8 {
-                    let pair = board.cands(start);
-                    if pair.count_ones() != 2 {
-                        continue;
-                    }
-                    let mut all = Vec::new();
-                    let path = (&mut Vec::new(), 1 << start);
-                    walk_everywhere(&board, start, pair, path, 2, 0, usize::MAX, &mut all);
-                    closed += all.len();
-                    all.retain(|lp| is_valid_loop(lp));
-                    valid += all.len();
-                    assert_eq!(valid_loops(&board, start, pair), all, "{line}");
+        each_thinned(150, 5, 10, 46, |line, _, board, _| {
+            for start in 0..81u8 {
+                let pair = board.cands(start);
+                if pair.count_ones() != 2 {
+                    continue;
                 }
+                let mut all = Vec::new();
+                let path = (&mut Vec::new(), 1 << start);
+                walk_everywhere(board, start, pair, path, 2, 0, usize::MAX, &mut all);
+                closed += all.len();
+                all.retain(|lp| is_valid_loop(lp));
+                valid += all.len();
+                assert_eq!(valid_loops(board, start, pair), all, "{line}");
             }
-        }
+        });
         // Both kinds met often: loops kept, and loops thrown away.
         assert!(valid > 1000 && closed > 2 * valid, "{valid} {closed}");
     }

@@ -672,6 +672,28 @@ pub(crate) mod test_boards {
         })
     }
 
+    /// Calls `check(line, round, board, rng)` on the boards of the first
+    /// `n` sample puzzles, each thinned `rounds` times in turn by
+    /// [`take_false_away`] (one in `one_in`): boards with many candidates
+    /// first, few later. One generator, seeded `seed`, thins them and is
+    /// handed on for the check's own random choices.
+    pub fn each_thinned(
+        n: usize,
+        rounds: usize,
+        one_in: u32,
+        seed: u64,
+        mut check: impl FnMut(&str, usize, &Board, &mut rand_chacha::ChaCha8Rng),
+    ) {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        for (line, mut board, solution) in sample(n) {
+            for round in 0..rounds {
+                take_false_away(&mut board, &solution, &mut rng, one_in);
+                check(line, round, &board, &mut rng);
+            }
+        }
+    }
+
     /// Takes each candidate other than `solution`'s digit away, with a
     /// chance of one in `one_in` (cells, then digits, in order).
     pub fn take_false_away(board: &mut Board, solution: &Grid, rng: &mut impl Rng, one_in: u32) {

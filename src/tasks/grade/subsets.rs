@@ -149,8 +149,7 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Ste
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::grade::test_boards::{sample, take_false_away};
-    use rand::SeedableRng;
+    use crate::tasks::grade::test_boards::each_thinned;
 
     /// A set is what both searches seek: each member open (two bits or
     /// more), `k` bits in all.
@@ -166,29 +165,25 @@ mod tests {
     /// false candidates taken away at random, more and more.
     #[test]
     fn sets_skipped_are_never_sets() {
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(34);
         let mut sets = [0; 5];
-        for (line, mut board, solution) in sample(200) {
-            for _ in 0..5 {
-                take_false_away(&mut board, &solution, &mut rng, 6);
-                for (u, cells) in UNIT_CELLS.iter().enumerate() {
-                    let cands: [u16; 9] = std::array::from_fn(|i| board.cands(cells[i]));
-                    let places: [u16; 9] = std::array::from_fn(|i| board.positions(u, i as u8 + 1));
-                    for masks in [cands, places] {
-                        for k in 2..=4 {
-                            let open = within_set(&masks, k);
-                            for set in combos(k) {
-                                let found = is_set(&masks, set, k);
-                                if set & !open != 0 {
-                                    assert!(!found, "{line} unit {u} set {set:b}");
-                                }
-                                sets[k as usize] += usize::from(found);
+        each_thinned(200, 5, 6, 34, |line, _, board, _| {
+            for (u, cells) in UNIT_CELLS.iter().enumerate() {
+                let cands: [u16; 9] = std::array::from_fn(|i| board.cands(cells[i]));
+                let places: [u16; 9] = std::array::from_fn(|i| board.positions(u, i as u8 + 1));
+                for masks in [cands, places] {
+                    for k in 2..=4 {
+                        let open = within_set(&masks, k);
+                        for set in combos(k) {
+                            let found = is_set(&masks, set, k);
+                            if set & !open != 0 {
+                                assert!(!found, "{line} unit {u} set {set:b}");
                             }
+                            sets[k as usize] += usize::from(found);
                         }
                     }
                 }
             }
-        }
+        });
         assert!(sets[2..].iter().all(|&n| n > 1000), "{sets:?}");
     }
 }
