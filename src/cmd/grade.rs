@@ -1,7 +1,9 @@
 //! `batchdoku grade`: each puzzle's Sudoku Explainer rating (ER/EP/ED),
 //! and with `--steps` the solving path behind it.
 
-use super::records::{per_second, BadRecords, Done, ReadArgs, RecordRun, Resumable, Warnings};
+use super::records::{
+    per_second, BadRecords, Checked, Done, ReadArgs, RecordRun, Resumable, Warnings,
+};
 use super::run_args::per_sec;
 use crate::engine::{Job, Source};
 use crate::puzzle::grid::{COL_OF, ROW_OF};
@@ -227,27 +229,24 @@ fn grade_job(
         };
         let (puzzle, graded);
         let grade_kept;
-        let conflict = rec.puzzle.as_ref().ok().and_then(|p| p.validate().err());
-        match (rec.puzzle, conflict) {
-            (Err(e), _) => {
+        match t.bad.check(rec.line, rec.puzzle) {
+            Checked::Malformed => {
                 t.malformed += 1;
-                t.bad.note(rec.line, || format!("malformed: {e}"));
                 puzzle = one_line(rec.raw, Some(RAW_SHOWN));
                 graded = Graded {
                     status: "malformed",
                     ..none
                 };
             }
-            (Ok(p), Some(conflict)) => {
+            Checked::Invalid(p) => {
                 t.invalid += 1;
-                t.bad.note(rec.line, || format!("invalid: {conflict}"));
                 puzzle = p.to_line();
                 graded = Graded {
                     status: "invalid",
                     ..none
                 };
             }
-            (Ok(p), None) => {
+            Checked::Valid(p) => {
                 puzzle = p.to_line();
                 grade_kept = grade(&p, &mut solver, keep_steps);
                 graded = match &grade_kept {

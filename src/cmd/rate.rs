@@ -1,6 +1,6 @@
 //! `batchdoku rate`: give each puzzle a difficulty.
 
-use super::records::{per_second, BadRecords, Done, ReadArgs, RecordRun, Warnings};
+use super::records::{per_second, BadRecords, Checked, Done, ReadArgs, RecordRun, Warnings};
 use super::run_args::per_sec;
 use super::INTERRUPTED;
 use crate::engine::Job;
@@ -127,20 +127,18 @@ fn rate_job(job: &Job, file: Option<&str>, jsonl: bool, out: &mut Vec<u8>) -> Do
         ..Tally::default()
     };
     Done::over_records(job, t, |t, rec| {
-        let conflict = rec.puzzle.as_ref().ok().and_then(|p| p.validate().err());
-        let (puzzle, solutions, guesses, inference, class) = match (rec.puzzle, conflict) {
-            (Err(e), _) => {
+        let checked = t.bad.check(rec.line, rec.puzzle);
+        let (puzzle, solutions, guesses, inference, class) = match checked {
+            Checked::Malformed => {
                 t.malformed += 1;
-                t.bad.note(rec.line, || format!("malformed: {e}"));
                 let raw = one_line(rec.raw, Some(RAW_SHOWN));
                 (raw, 0, 0, "malformed", "malformed")
             }
-            (Ok(p), Some(conflict)) => {
+            Checked::Invalid(p) => {
                 t.invalid += 1;
-                t.bad.note(rec.line, || format!("invalid: {conflict}"));
                 (p.to_line(), 0, 0, "invalid", "invalid")
             }
-            (Ok(p), None) => {
+            Checked::Valid(p) => {
                 let r = rate(&mut solver, &p);
                 if solver.stopped() {
                     // Ctrl-C cut the search short: not rated.

@@ -14,6 +14,7 @@ use crate::engine::{
 };
 use crate::read::{records, ColumnSpec, ParsedRecord};
 use crate::write::output::Output;
+use crate::{ParseError, Puzzle};
 use anyhow::Context;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -276,6 +277,33 @@ impl BadRecords {
     pub fn notes(&self) -> &[(u64, String)] {
         &self.0
     }
+
+    /// The record at `line` (its `puzzle` as read) sorted: a valid puzzle,
+    /// or a bad record noted with why.
+    pub fn check(&mut self, line: u64, puzzle: Result<Puzzle, ParseError>) -> Checked {
+        match puzzle {
+            Err(e) => {
+                self.note(line, || format!("malformed: {e}"));
+                Checked::Malformed
+            }
+            Ok(p) => match p.validate() {
+                Err(conflict) => {
+                    self.note(line, || format!("invalid: {conflict}"));
+                    Checked::Invalid(p)
+                }
+                Ok(()) => Checked::Valid(p),
+            },
+        }
+    }
+}
+
+/// What [`BadRecords::check`] made of a record.
+pub enum Checked {
+    /// Not a puzzle.
+    Malformed,
+    /// A puzzle whose givens (or pencilmarks) break a rule.
+    Invalid(Puzzle),
+    Valid(Puzzle),
 }
 
 /// A run's warnings about bad records on stderr, as the jobs' results
