@@ -225,75 +225,132 @@ impl UnitDigits {
     }
 }
 
-/// Small unavoidable sets of a solution grid, as 81-bit cell sets: two
-/// digits that can be exchanged in a few cells, giving another valid grid.
-/// A puzzle with no clue in one of them has two solutions, so removing the
-/// last clue of one is refused without a search (this explains about a
-/// quarter of the clues of minimal puzzles). Two kinds, cheap to find:
-/// - "unique rectangles": two rows of a band (or two columns of a stack)
-///   holding the same two digits in two columns (rows), `a b` above `b a`;
+/// Small unavoidable sets of a solution grid, as 81-bit cell sets: cells
+/// whose digits can be exchanged among themselves, giving another valid
+/// grid. A puzzle with no clue in one of them has two solutions, so
+/// removing the last clue of one is refused without a search. Two kinds,
+/// cheap to find:
+/// - row swaps: two rows of a band whose digits, exchanged in some of the
+///   columns, leave both rows whole (and, transposed, two columns of a
+///   stack). Exchanging within a column keeps every column and box whole;
+///   the rows stay whole exactly when the columns hold the same digits in
+///   both rows, and the smallest such column sets are the cycles of "the
+///   column where the first row holds the digit the second row holds
+///   here". A cycle of two columns is a unique rectangle (`a b` above
+///   `b a`); every unique rectangle is one;
 /// - six-cell cycles: two digits whose cells in a band take the same three
 ///   columns (in a stack, the same three rows).
 ///
-/// Exchanging the two digits in either keeps every row, column and box
-/// whole. (Walking every two-digit set, of up to 18 cells, found more but
-/// cost more than it saved: measured 5% slower.)
-fn small_unavoidable_sets(solution: &Grid) -> Vec<u128> {
-    let v = solution.cells();
-    let mut found = Vec::with_capacity(32);
-    // Unique rectangles. Two rows `a`, `b` of a band: at each column `x`,
-    // `a` holds `p` and `b` holds `q`; the rectangle's other column can
-    // only be where `a` holds `q`, so one lookup per column (not a test
-    // of every pair of columns). Found once, from its left column.
-    // Transposed, the same for two columns of a stack.
-    for first in [0, 9] {
-        // Rows 0-8 (bands), then columns 9-17 (stacks).
-        for group in 0..3 {
-            for (i, j) in [(0, 1), (0, 2), (1, 2)] {
-                let a = &UNIT_CELLS[first + 3 * group + i];
-                let b = &UNIT_CELLS[first + 3 * group + j];
-                // Where each digit lies along `a`.
-                let mut along_a = [0usize; 10];
-                for (k, &cell) in a.iter().enumerate() {
-                    along_a[v[cell as usize] as usize] = k;
-                }
-                for x in 0..9 {
-                    let y = along_a[v[b[x] as usize] as usize];
-                    if y > x && v[b[y] as usize] == v[a[x] as usize] {
-                        found.push(1 << a[x] | 1 << a[y] | 1 << b[x] | 1 << b[y]);
+/// Counted on 1,000 grids of `generate --minimal`'s removal (2026-11-28):
+/// of the clues a search finds needed, 29% leave a unique rectangle or a
+/// six-cell cycle bare, 40% with the longer row swaps too. (Walking every
+/// two-digit set, of up to 18 cells, found more but cost more than it
+/// saved: measured 5% slower.)
+struct UnavoidableSets {
+    sets: Vec<u128>,
+    /// Per cell, the sets holding it: bit `k` for `sets[k]`, the first 64
+    /// only (a grid has about 40; those past 64 go unused, which only
+    /// leaves more to the search).
+    holding: [u64; CELLS],
+}
+
+impl UnavoidableSets {
+    fn of(solution: &Grid) -> UnavoidableSets {
+        let v = solution.cells();
+        let mut sets = Vec::with_capacity(64);
+        for first in [0, 9] {
+            // Rows 0-8 (bands), then columns 9-17 (stacks).
+            for group in 0..3 {
+                for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+                    let a = &UNIT_CELLS[first + 3 * group + i];
+                    let b = &UNIT_CELLS[first + 3 * group + j];
+                    // Where each digit lies along `a`.
+                    let mut along_a = [0usize; 10];
+                    for (k, &cell) in a.iter().enumerate() {
+                        along_a[v[cell as usize] as usize] = k;
+                    }
+                    // Each cycle once, from its first column: at `x`, `b`
+                    // holds the digit `a` holds at the cycle's next column.
+                    let mut met = 0u16;
+                    for x in 0..9 {
+                        if met >> x & 1 != 0 {
+                            continue;
+                        }
+                        let mut set = 0u128;
+                        let mut y = x;
+                        loop {
+                            met |= 1 << y;
+                            set |= 1 << a[y] | 1 << b[y];
+                            y = along_a[v[b[y] as usize] as usize];
+                            if y == x {
+                                break;
+                            }
+                        }
+                        sets.push(set);
                     }
                 }
             }
         }
-    }
-    // Per band, each digit's columns (bits 0-8); per stack, its rows. Two
-    // digits with the same three make a six-cell cycle (rare: about one a
-    // grid), whose cells are gathered then.
-    let mut band_cols = [[0u16; 9]; 3];
-    let mut stack_rows = [[0u16; 9]; 3];
-    for (cell, &d) in v.iter().enumerate() {
-        let (row, col, d) = (cell / 9, cell % 9, d as usize - 1);
-        band_cols[row / 3][d] |= 1 << col;
-        stack_rows[col / 3][d] |= 1 << row;
-    }
-    let cells_holding = |digits: [usize; 2], within: &dyn Fn(usize) -> bool| {
-        (0..CELLS)
-            .filter(|&c| within(c) && digits.contains(&(v[c] as usize - 1)))
-            .fold(0u128, |set, c| set | 1 << c)
-    };
-    for k in 0..3 {
-        for a in 0..9 {
-            for b in a + 1..9 {
-                if band_cols[k][a] == band_cols[k][b] {
-                    found.push(cells_holding([a, b], &|c| c / 27 == k));
-                }
-                if stack_rows[k][a] == stack_rows[k][b] {
-                    found.push(cells_holding([a, b], &|c| c % 9 / 3 == k));
+        // Per band, each digit's columns (bits 0-8); per stack, its rows.
+        // Two digits with the same three make a six-cell cycle (rare: about
+        // one a grid), whose cells are gathered then.
+        let mut band_cols = [[0u16; 9]; 3];
+        let mut stack_rows = [[0u16; 9]; 3];
+        for (cell, &d) in v.iter().enumerate() {
+            let (row, col, d) = (cell / 9, cell % 9, d as usize - 1);
+            band_cols[row / 3][d] |= 1 << col;
+            stack_rows[col / 3][d] |= 1 << row;
+        }
+        let cells_holding = |digits: [usize; 2], within: &dyn Fn(usize) -> bool| {
+            (0..CELLS)
+                .filter(|&c| within(c) && digits.contains(&(v[c] as usize - 1)))
+                .fold(0u128, |set, c| set | 1 << c)
+        };
+        for k in 0..3 {
+            for a in 0..9 {
+                for b in a + 1..9 {
+                    if band_cols[k][a] == band_cols[k][b] {
+                        sets.push(cells_holding([a, b], &|c| c / 27 == k));
+                    }
+                    if stack_rows[k][a] == stack_rows[k][b] {
+                        sets.push(cells_holding([a, b], &|c| c % 9 / 3 == k));
+                    }
                 }
             }
         }
+        if sets.len() > 64 {
+            // The smallest are the likeliest to be left bare.
+            sets.sort_unstable_by_key(|set| set.count_ones());
+        }
+        let mut holding = [0u64; CELLS];
+        for (k, &set) in sets.iter().take(64).enumerate() {
+            let mut rest = set;
+            while rest != 0 {
+                holding[rest.trailing_zeros() as usize] |= 1 << k;
+                rest &= rest - 1;
+            }
+        }
+        UnavoidableSets { sets, holding }
     }
-    found
+
+    /// True when a set holding `cells` has no clue in `clue_set`. Where
+    /// the puzzle before `cells` went was uniquely solvable, every set had
+    /// a clue, so only the sets holding them can have lost their last.
+    fn bare(&self, cells: u128, clue_set: u128) -> bool {
+        let mut near = 0;
+        let mut rest = cells;
+        while rest != 0 {
+            near |= self.holding[rest.trailing_zeros() as usize];
+            rest &= rest - 1;
+        }
+        while near != 0 {
+            if self.sets[near.trailing_zeros() as usize] & clue_set == 0 {
+                return true;
+            }
+            near &= near - 1;
+        }
+        false
+    }
 }
 
 /// With a difficulty, candidates tried per puzzle asked before giving up
@@ -424,10 +481,9 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
     // checked, for each trial).
     let mut puzzle = solution;
     let mut units = UnitDigits::full();
-    let unavoidable = small_unavoidable_sets(&solution);
+    let unavoidable = UnavoidableSets::of(&solution);
     // The clues as a cell set, to test the unavoidable sets against.
     let mut clue_set: u128 = (1 << CELLS) - 1;
-    let bare = |clue_set: u128| unavoidable.iter().any(|&set| set & clue_set == 0);
     let mut clues = CELLS;
     for &i in &order {
         let i = i as usize;
@@ -454,7 +510,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
         };
         let needed = if units.forces_naked(i, vi) && (i == j || units.forces_naked(j, vj)) {
             false
-        } else if bare(clue_set) {
+        } else if unavoidable.bare(1 << i | 1 << j, clue_set) {
             true
         } else if forced(i, vi, &units) && (i == j || forced(j, vj, &units)) {
             false
@@ -495,7 +551,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
             units.remove(i, v);
             clue_set &= !(1 << i);
             let needed = !units.forces_naked(i, v)
-                && (bare(clue_set)
+                && (unavoidable.bare(1 << i, clue_set)
                     || !units.forces_hidden(i, v) && solver.solvable_without(&puzzle, i, v));
             if needed {
                 puzzle.set(i / 9, i % 9, v);
@@ -559,22 +615,16 @@ mod tests {
         let (mut forced, mut bare, mut searched) = (0, 0, 0);
         for index in 0..40 {
             let g = generate(3, index, minimal());
-            let sets = small_unavoidable_sets(&g.solution);
-            for set in &sets {
-                // Each set really holds two digits that can be exchanged.
-                let mut other = *g.solution.cells();
-                let digits: Vec<u8> = (0..CELLS)
-                    .filter(|&c| set >> c & 1 != 0)
-                    .map(|c| other[c])
-                    .collect();
-                let (a, b) = (
-                    digits[0],
-                    *digits.iter().find(|&&d| d != digits[0]).unwrap(),
-                );
+            let sets = UnavoidableSets::of(&g.solution);
+            for &set in &sets.sets {
+                // Each set is unavoidable: the solution without its cells
+                // has another solution.
+                let mut cells = *g.solution.cells();
                 for c in (0..CELLS).filter(|&c| set >> c & 1 != 0) {
-                    other[c] = if other[c] == a { b } else { a };
+                    cells[c] = 0;
                 }
-                assert!(Grid::from_cells(other).unwrap().is_valid_solution());
+                let fewer = Grid::from_cells(cells).unwrap();
+                assert_eq!(solver.solve(&fewer, 2).solutions, 2, "{set:#x}");
             }
             // Remove clues from the solution in a fixed order, checking each
             // shortcut's verdict against the search, as generation does.
@@ -588,10 +638,14 @@ mod tests {
                 clue_set &= !(1 << i);
                 let trial = Grid::from_cells(cells).unwrap();
                 let needed = solver.solvable_without(&trial, i, v);
+                // Looking only at the sets holding the cell is looking at
+                // them all: none was bare before.
+                let scanned = sets.sets.iter().take(64).any(|&set| set & clue_set == 0);
+                assert_eq!(sets.bare(1 << i, clue_set), scanned, "clue {i}");
                 if units.forces_naked(i, v) || units.forces_hidden(i, v) {
                     assert!(!needed, "forced clue {i} needed");
                     forced += 1;
-                } else if sets.iter().any(|&set| set & clue_set == 0) {
+                } else if sets.bare(1 << i, clue_set) {
                     assert!(needed, "clue {i} leaves a bare set, yet not needed");
                     bare += 1;
                 } else {
@@ -636,7 +690,8 @@ mod tests {
                     }
                 }
             }
-            let mut found: Vec<u128> = small_unavoidable_sets(&g.solution)
+            let mut found: Vec<u128> = UnavoidableSets::of(&g.solution)
+                .sets
                 .into_iter()
                 .filter(|set| set.count_ones() == 4)
                 .collect();
@@ -646,6 +701,69 @@ mod tests {
             total += found.len();
         }
         assert!(total > 100, "{total} rectangles in 200 grids");
+    }
+
+    /// The row swaps of the sets, against every set of columns (rows)
+    /// of every pair of rows of a band (columns of a stack) whose digits
+    /// are the same in both: the smallest such sets, and only those.
+    #[test]
+    fn every_smallest_row_swap_is_found_once() {
+        let mut total = 0;
+        for index in 0..100 {
+            let g = generate(12, index, GenerateOptions::default());
+            let v = g.solution.cells();
+            let mut swaps = Vec::new();
+            for group in 0..3 {
+                for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+                    let (a, b) = (3 * group + i, 3 * group + j);
+                    for transposed in [false, true] {
+                        let cell = |line: usize, k: usize| {
+                            if transposed {
+                                9 * k + line
+                            } else {
+                                9 * line + k
+                            }
+                        };
+                        let digits = |line: usize, across: u32| {
+                            (0..9)
+                                .filter(|&k| across >> k & 1 != 0)
+                                .fold(0u16, |m, k| m | 1 << v[cell(line, k)])
+                        };
+                        let alike: Vec<u32> = (1..1u32 << 9)
+                            .filter(|&across| digits(a, across) == digits(b, across))
+                            .collect();
+                        for &across in &alike {
+                            if alike.iter().any(|&o| o != across && o & across == o) {
+                                continue;
+                            }
+                            swaps.push(
+                                (0..9)
+                                    .filter(|&k| across >> k & 1 != 0)
+                                    .fold(0u128, |m, k| m | 1 << cell(a, k) | 1 << cell(b, k)),
+                            );
+                        }
+                    }
+                }
+            }
+            let sets = UnavoidableSets::of(&g.solution).sets;
+            // The six-cell cycles are the only sets of three rows.
+            let mut found: Vec<u128> = sets
+                .into_iter()
+                .filter(|&set| {
+                    let rows = (0..CELLS).filter(|&c| set >> c & 1 != 0).map(|c| c / 9);
+                    let cols = (0..CELLS).filter(|&c| set >> c & 1 != 0).map(|c| c % 9);
+                    let distinct = |it: &mut dyn Iterator<Item = usize>| {
+                        it.fold(0u16, |m, x| m | 1 << x).count_ones()
+                    };
+                    distinct(&mut { rows }) == 2 || distinct(&mut { cols }) == 2
+                })
+                .collect();
+            found.sort_unstable();
+            swaps.sort_unstable();
+            assert_eq!(found, swaps, "grid {}", g.solution);
+            total += found.len();
+        }
+        assert!(total > 3000, "{total} row swaps in 100 grids");
     }
 
     #[test]
