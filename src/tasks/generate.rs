@@ -190,6 +190,13 @@ impl UnitDigits {
         self.seen_from(cell) == 0x1FF & !(1 << (v - 1))
     }
 
+    /// True when two digits or more have no clue left: exchanging them
+    /// everywhere gives a second solution, so the clue last taken was
+    /// needed (the two-digit unavoidable set of all their cells).
+    fn two_digits_gone(&self) -> bool {
+        self.units.iter().filter(|&&u| u == 0).count() >= 2
+    }
+
     /// Like [`UnitDigits::forces_naked`], for a hidden single: every other
     /// empty cell of one of the units of `cell` sees a `v`. Each unit is
     /// tested as 9-bit masks at once: its empty cells against the cells
@@ -229,7 +236,7 @@ impl UnitDigits {
 /// whose digits can be exchanged among themselves, giving another valid
 /// grid. A puzzle with no clue in one of them has two solutions, so
 /// removing the last clue of one is refused without a search. Two kinds,
-/// cheap to find:
+/// cheap to find (about 36 and 24 a grid):
 /// - row swaps: two rows of a band whose digits, exchanged in some of the
 ///   columns, leave both rows whole (and, transposed, two columns of a
 ///   stack). Exchanging within a column keeps every column and box whole;
@@ -238,26 +245,28 @@ impl UnitDigits {
 ///   column where the first row holds the digit the second row holds
 ///   here". A cycle of two columns is a unique rectangle (`a b` above
 ///   `b a`); every unique rectangle is one;
-/// - six-cell cycles: two digits whose cells in a band take the same three
-///   columns (in a stack, the same three rows).
+/// - two-digit sets: two digits exchanged in part of their cells, where
+///   each row, column and box keeps one of each (the six-cell cycle of two
+///   digits in a band, and longer ones through several bands).
 ///
 /// Counted on 1,000 grids of `generate --minimal`'s removal (2026-11-28):
 /// of the clues a search finds needed, 29% leave a unique rectangle or a
-/// six-cell cycle bare, 40% with the longer row swaps too. (Walking every
-/// two-digit set, of up to 18 cells, found more but cost more than it
-/// saved: measured 5% slower.)
+/// six-cell cycle bare, 40% with the longer row swaps too, 47% with the
+/// two-digit sets. (Walking each two-digit set cell by cell, as first
+/// written, cost more than it saved: measured 5% slower. Here a pair of
+/// digits costs nine lookups and a walk over 9-bit row sets.)
 struct UnavoidableSets {
     sets: Vec<u128>,
-    /// Per cell, the sets holding it: bit `k` for `sets[k]`, the first 64
-    /// only (a grid has about 40; those past 64 go unused, which only
+    /// Per cell, the sets holding it: bit `k` for `sets[k]`, the first 128
+    /// only (a grid has about 60; any past 128 would go unused, which only
     /// leaves more to the search).
-    holding: [u64; CELLS],
+    holding: [u128; CELLS],
 }
 
 impl UnavoidableSets {
     fn of(solution: &Grid) -> UnavoidableSets {
         let v = solution.cells();
-        let mut sets = Vec::with_capacity(64);
+        let mut sets = Vec::with_capacity(128);
         for first in [0, 9] {
             // Rows 0-8 (bands), then columns 9-17 (stacks).
             for group in 0..3 {
@@ -291,42 +300,62 @@ impl UnavoidableSets {
                 }
             }
         }
-        // Per band, each digit's columns (bits 0-8); per stack, its rows.
-        // Two digits with the same three make a six-cell cycle (rare: about
-        // one a grid), whose cells are gathered then.
-        let mut band_cols = [[0u16; 9]; 3];
-        let mut stack_rows = [[0u16; 9]; 3];
+        // Two digits `a`, `b`: exchanged in a set of their cells, every
+        // unit keeps one of each exactly when the set takes a unit's `a`
+        // and `b` together or neither. Each row holds one of each, so such
+        // a set is a set of rows closed under "the row of the `b` in the
+        // column (in the box) of this row's `a`": the smallest are the
+        // orbits of those two maps. Orbits of two rows are the unique
+        // rectangles, found above; one of all nine rows (every `a` and
+        // `b`) is left to `UnitDigits::two_digits_gone`.
+        let mut col_of = [[0u8; 9]; 9];
+        let mut row_of = [[0u8; 9]; 9];
+        let mut row_in_box = [[0u8; 9]; 9];
         for (cell, &d) in v.iter().enumerate() {
             let (row, col, d) = (cell / 9, cell % 9, d as usize - 1);
-            band_cols[row / 3][d] |= 1 << col;
-            stack_rows[col / 3][d] |= 1 << row;
+            col_of[d][row] = col as u8;
+            row_of[d][col] = row as u8;
+            row_in_box[d][row / 3 * 3 + col / 3] = row as u8;
         }
-        let cells_holding = |digits: [usize; 2], within: &dyn Fn(usize) -> bool| {
-            (0..CELLS)
-                .filter(|&c| within(c) && digits.contains(&(v[c] as usize - 1)))
-                .fold(0u128, |set, c| set | 1 << c)
-        };
-        for k in 0..3 {
-            for a in 0..9 {
-                for b in a + 1..9 {
-                    if band_cols[k][a] == band_cols[k][b] {
-                        sets.push(cells_holding([a, b], &|c| c / 27 == k));
+        for a in 0..9 {
+            for b in a + 1..9 {
+                let next: [u16; 9] = std::array::from_fn(|r| {
+                    let col = col_of[a][r] as usize;
+                    1 << row_of[b][col] | 1 << row_in_box[b][r / 3 * 3 + col / 3]
+                });
+                let mut seen = 0u16;
+                while seen != 0x1FF {
+                    let first = (!seen).trailing_zeros() as usize;
+                    let (mut orbit, mut todo) = (1u16 << first, 1u16 << first);
+                    while todo != 0 {
+                        let new = next[todo.trailing_zeros() as usize] & !orbit;
+                        todo &= todo - 1;
+                        orbit |= new;
+                        todo |= new;
                     }
-                    if stack_rows[k][a] == stack_rows[k][b] {
-                        sets.push(cells_holding([a, b], &|c| c % 9 / 3 == k));
+                    seen |= orbit;
+                    if orbit == 0x1FF {
+                        break;
+                    }
+                    if orbit.count_ones() > 2 {
+                        let mut set = 0u128;
+                        let mut rows = orbit;
+                        while rows != 0 {
+                            let r = rows.trailing_zeros() as usize;
+                            rows &= rows - 1;
+                            set |= 1 << (9 * r + col_of[a][r] as usize)
+                                | 1 << (9 * r + col_of[b][r] as usize);
+                        }
+                        sets.push(set);
                     }
                 }
             }
         }
-        if sets.len() > 64 {
-            // The smallest are the likeliest to be left bare.
-            sets.sort_unstable_by_key(|set| set.count_ones());
-        }
-        let mut holding = [0u64; CELLS];
-        for (k, &set) in sets.iter().take(64).enumerate() {
+        let mut holding = [0u128; CELLS];
+        for (k, &set) in sets.iter().take(128).enumerate() {
             let mut rest = set;
             while rest != 0 {
-                holding[rest.trailing_zeros() as usize] |= 1 << k;
+                holding[rest.trailing_zeros() as usize] |= 1u128 << k;
                 rest &= rest - 1;
             }
         }
@@ -337,7 +366,7 @@ impl UnavoidableSets {
     /// the puzzle before `cells` went was uniquely solvable, every set had
     /// a clue, so only the sets holding them can have lost their last.
     fn bare(&self, cells: u128, clue_set: u128) -> bool {
-        let mut near = 0;
+        let mut near = 0u128;
         let mut rest = cells;
         while rest != 0 {
             near |= self.holding[rest.trailing_zeros() as usize];
@@ -510,7 +539,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
         };
         let needed = if units.forces_naked(i, vi) && (i == j || units.forces_naked(j, vj)) {
             false
-        } else if unavoidable.bare(1 << i | 1 << j, clue_set) {
+        } else if unavoidable.bare(1 << i | 1 << j, clue_set) || units.two_digits_gone() {
             true
         } else if forced(i, vi, &units) && (i == j || forced(j, vj, &units)) {
             false
@@ -552,6 +581,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
             clue_set &= !(1 << i);
             let needed = !units.forces_naked(i, v)
                 && (unavoidable.bare(1 << i, clue_set)
+                    || units.two_digits_gone()
                     || !units.forces_hidden(i, v) && solver.solvable_without(&puzzle, i, v));
             if needed {
                 puzzle.set(i / 9, i % 9, v);
@@ -640,12 +670,12 @@ mod tests {
                 let needed = solver.solvable_without(&trial, i, v);
                 // Looking only at the sets holding the cell is looking at
                 // them all: none was bare before.
-                let scanned = sets.sets.iter().take(64).any(|&set| set & clue_set == 0);
+                let scanned = sets.sets.iter().take(128).any(|&set| set & clue_set == 0);
                 assert_eq!(sets.bare(1 << i, clue_set), scanned, "clue {i}");
                 if units.forces_naked(i, v) || units.forces_hidden(i, v) {
                     assert!(!needed, "forced clue {i} needed");
                     forced += 1;
-                } else if sets.bare(1 << i, clue_set) {
+                } else if sets.bare(1 << i, clue_set) || units.two_digits_gone() {
                     assert!(needed, "clue {i} leaves a bare set, yet not needed");
                     bare += 1;
                 } else {
@@ -764,6 +794,58 @@ mod tests {
             total += found.len();
         }
         assert!(total > 3000, "{total} row swaps in 100 grids");
+    }
+
+    /// The two-digit sets, against the parts of each pair of digits'
+    /// eighteen cells joined unit by unit (each unit's two cells go
+    /// together): every part of three rows or more but not all nine.
+    #[test]
+    fn every_smallest_two_digit_set_is_found_once() {
+        let mut total = 0;
+        for index in 0..100 {
+            let g = generate(13, index, GenerateOptions::default());
+            let v = g.solution.cells();
+            let mut parts = Vec::new();
+            for a in 1..=9u8 {
+                for b in a + 1..=9 {
+                    let mut part: Vec<u128> = (0..CELLS)
+                        .filter(|&c| v[c] == a || v[c] == b)
+                        .map(|c| 1u128 << c)
+                        .collect();
+                    // Join the parts holding a unit's two cells until
+                    // nothing changes.
+                    for unit in UNIT_CELLS.iter() {
+                        let pair: u128 = unit
+                            .iter()
+                            .filter(|&&c| v[c as usize] == a || v[c as usize] == b)
+                            .fold(0, |m, &c| m | 1 << c);
+                        let (with, without): (Vec<u128>, Vec<u128>) =
+                            part.into_iter().partition(|&p| p & pair != 0);
+                        part = without;
+                        part.push(with.into_iter().fold(0, |m, p| m | p));
+                    }
+                    parts.extend(
+                        part.into_iter()
+                            .filter(|p| (6..18).contains(&p.count_ones())),
+                    );
+                }
+            }
+            let mut found: Vec<u128> = UnavoidableSets::of(&g.solution)
+                .sets
+                .into_iter()
+                .filter(|&set| {
+                    let digits = (0..CELLS)
+                        .filter(|&c| set >> c & 1 != 0)
+                        .fold(0u16, |m, c| m | 1 << v[c]);
+                    digits.count_ones() == 2 && set.count_ones() > 4
+                })
+                .collect();
+            found.sort_unstable();
+            parts.sort_unstable();
+            assert_eq!(found, parts, "grid {}", g.solution);
+            total += found.len();
+        }
+        assert!(total > 500, "{total} two-digit sets in 100 grids");
     }
 
     #[test]
