@@ -257,16 +257,12 @@ impl UnitDigits {
 /// digits costs nine lookups and a walk over 9-bit row sets.)
 struct UnavoidableSets {
     sets: Vec<u128>,
-    /// Per cell, the sets holding it: bit `k` for `sets[k]`, the first 128
-    /// only (a grid has about 60; any past 128 would go unused, which only
-    /// leaves more to the search).
-    holding: [u128; CELLS],
 }
 
 impl UnavoidableSets {
     fn of(solution: &Grid) -> UnavoidableSets {
         let v = solution.cells();
-        let mut sets = Vec::with_capacity(128);
+        let mut sets = Vec::with_capacity(96);
         for first in [0, 9] {
             // Rows 0-8 (bands), then columns 9-17 (stacks).
             for group in 0..3 {
@@ -351,34 +347,17 @@ impl UnavoidableSets {
                 }
             }
         }
-        let mut holding = [0u128; CELLS];
-        for (k, &set) in sets.iter().take(128).enumerate() {
-            let mut rest = set;
-            while rest != 0 {
-                holding[rest.trailing_zeros() as usize] |= 1u128 << k;
-                rest &= rest - 1;
-            }
-        }
-        UnavoidableSets { sets, holding }
+        UnavoidableSets { sets }
     }
 
-    /// True when a set holding `cells` has no clue in `clue_set`. Where
-    /// the puzzle before `cells` went was uniquely solvable, every set had
-    /// a clue, so only the sets holding them can have lost their last.
-    fn bare(&self, cells: u128, clue_set: u128) -> bool {
-        let mut near = 0u128;
-        let mut rest = cells;
-        while rest != 0 {
-            near |= self.holding[rest.trailing_zeros() as usize];
-            rest &= rest - 1;
-        }
-        while near != 0 {
-            if self.sets[near.trailing_zeros() as usize] & clue_set == 0 {
-                return true;
-            }
-            near &= near - 1;
-        }
-        false
+    /// True when a set has no clue in `clue_set`. All are looked at,
+    /// without a branch per set (about 60; looking only at the sets
+    /// holding the cells just taken, through a mask of sets per cell, was
+    /// no faster).
+    fn bare(&self, clue_set: u128) -> bool {
+        self.sets
+            .iter()
+            .fold(false, |bare, &set| bare | (set & clue_set == 0))
     }
 }
 
@@ -539,7 +518,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
         };
         let needed = if units.forces_naked(i, vi) && (i == j || units.forces_naked(j, vj)) {
             false
-        } else if unavoidable.bare(1 << i | 1 << j, clue_set) || units.two_digits_gone() {
+        } else if unavoidable.bare(clue_set) || units.two_digits_gone() {
             true
         } else if forced(i, vi, &units) && (i == j || forced(j, vj, &units)) {
             false
@@ -580,7 +559,7 @@ pub fn generate(seed: u64, index: u64, options: GenerateOptions) -> Generated {
             units.remove(i, v);
             clue_set &= !(1 << i);
             let needed = !units.forces_naked(i, v)
-                && (unavoidable.bare(1 << i, clue_set)
+                && (unavoidable.bare(clue_set)
                     || units.two_digits_gone()
                     || !units.forces_hidden(i, v) && solver.solvable_without(&puzzle, i, v));
             if needed {
@@ -668,14 +647,10 @@ mod tests {
                 clue_set &= !(1 << i);
                 let trial = Grid::from_cells(cells).unwrap();
                 let needed = solver.solvable_without(&trial, i, v);
-                // Looking only at the sets holding the cell is looking at
-                // them all: none was bare before.
-                let scanned = sets.sets.iter().take(128).any(|&set| set & clue_set == 0);
-                assert_eq!(sets.bare(1 << i, clue_set), scanned, "clue {i}");
                 if units.forces_naked(i, v) || units.forces_hidden(i, v) {
                     assert!(!needed, "forced clue {i} needed");
                     forced += 1;
-                } else if sets.bare(1 << i, clue_set) || units.two_digits_gone() {
+                } else if sets.bare(clue_set) || units.two_digits_gone() {
                     assert!(needed, "clue {i} leaves a bare set, yet not needed");
                     bare += 1;
                 } else {
