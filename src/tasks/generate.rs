@@ -261,92 +261,9 @@ struct UnavoidableSets {
 
 impl UnavoidableSets {
     fn of(solution: &Grid) -> UnavoidableSets {
-        let v = solution.cells();
         let mut sets = Vec::with_capacity(96);
-        for first in [0, 9] {
-            // Rows 0-8 (bands), then columns 9-17 (stacks).
-            for group in 0..3 {
-                for (i, j) in [(0, 1), (0, 2), (1, 2)] {
-                    let a = &UNIT_CELLS[first + 3 * group + i];
-                    let b = &UNIT_CELLS[first + 3 * group + j];
-                    // Where each digit lies along `a`.
-                    let mut along_a = [0usize; 10];
-                    for (k, &cell) in a.iter().enumerate() {
-                        along_a[v[cell as usize] as usize] = k;
-                    }
-                    // Each cycle once, from its first column: at `x`, `b`
-                    // holds the digit `a` holds at the cycle's next column.
-                    let mut met = 0u16;
-                    for x in 0..9 {
-                        if met >> x & 1 != 0 {
-                            continue;
-                        }
-                        let mut set = 0u128;
-                        let mut y = x;
-                        loop {
-                            met |= 1 << y;
-                            set |= 1 << a[y] | 1 << b[y];
-                            y = along_a[v[b[y] as usize] as usize];
-                            if y == x {
-                                break;
-                            }
-                        }
-                        sets.push(set);
-                    }
-                }
-            }
-        }
-        // Two digits `a`, `b`: exchanged in a set of their cells, every
-        // unit keeps one of each exactly when the set takes a unit's `a`
-        // and `b` together or neither. Each row holds one of each, so such
-        // a set is a set of rows closed under "the row of the `b` in the
-        // column (in the box) of this row's `a`": the smallest are the
-        // orbits of those two maps. Orbits of two rows are the unique
-        // rectangles, found above; one of all nine rows (every `a` and
-        // `b`) is left to `UnitDigits::two_digits_gone`.
-        let mut col_of = [[0u8; 9]; 9];
-        let mut row_of = [[0u8; 9]; 9];
-        let mut row_in_box = [[0u8; 9]; 9];
-        for (cell, &d) in v.iter().enumerate() {
-            let (row, col, d) = (cell / 9, cell % 9, d as usize - 1);
-            col_of[d][row] = col as u8;
-            row_of[d][col] = row as u8;
-            row_in_box[d][row / 3 * 3 + col / 3] = row as u8;
-        }
-        for a in 0..9 {
-            for b in a + 1..9 {
-                let next: [u16; 9] = std::array::from_fn(|r| {
-                    let col = col_of[a][r] as usize;
-                    1 << row_of[b][col] | 1 << row_in_box[b][r / 3 * 3 + col / 3]
-                });
-                let mut seen = 0u16;
-                while seen != 0x1FF {
-                    let first = (!seen).trailing_zeros() as usize;
-                    let (mut orbit, mut todo) = (1u16 << first, 1u16 << first);
-                    while todo != 0 {
-                        let new = next[todo.trailing_zeros() as usize] & !orbit;
-                        todo &= todo - 1;
-                        orbit |= new;
-                        todo |= new;
-                    }
-                    seen |= orbit;
-                    if orbit == 0x1FF {
-                        break;
-                    }
-                    if orbit.count_ones() > 2 {
-                        let mut set = 0u128;
-                        let mut rows = orbit;
-                        while rows != 0 {
-                            let r = rows.trailing_zeros() as usize;
-                            rows &= rows - 1;
-                            set |= 1 << (9 * r + col_of[a][r] as usize)
-                                | 1 << (9 * r + col_of[b][r] as usize);
-                        }
-                        sets.push(set);
-                    }
-                }
-            }
-        }
+        row_swaps(solution.cells(), &mut sets);
+        two_digit_sets(solution.cells(), &mut sets);
         UnavoidableSets { sets }
     }
 
@@ -358,6 +275,99 @@ impl UnavoidableSets {
         self.sets
             .iter()
             .fold(false, |bare, &set| bare | (set & clue_set == 0))
+    }
+}
+
+/// The row swaps of `v` (see [`UnavoidableSets`]): per pair of rows of a
+/// band, then of columns of a stack, a set per cycle.
+fn row_swaps(v: &[u8; CELLS], sets: &mut Vec<u128>) {
+    for first in [0, 9] {
+        // Rows 0-8 (bands), then columns 9-17 (stacks).
+        for group in 0..3 {
+            for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+                let a = &UNIT_CELLS[first + 3 * group + i];
+                let b = &UNIT_CELLS[first + 3 * group + j];
+                // Where each digit lies along `a`.
+                let mut along_a = [0usize; 10];
+                for (k, &cell) in a.iter().enumerate() {
+                    along_a[v[cell as usize] as usize] = k;
+                }
+                // Each cycle once, from its first column: at `x`, `b`
+                // holds the digit `a` holds at the cycle's next column.
+                let mut met = 0u16;
+                for x in 0..9 {
+                    if met >> x & 1 != 0 {
+                        continue;
+                    }
+                    let mut set = 0u128;
+                    let mut y = x;
+                    loop {
+                        met |= 1 << y;
+                        set |= 1 << a[y] | 1 << b[y];
+                        y = along_a[v[b[y] as usize] as usize];
+                        if y == x {
+                            break;
+                        }
+                    }
+                    sets.push(set);
+                }
+            }
+        }
+    }
+}
+
+/// The two-digit sets of `v` (see [`UnavoidableSets`]).
+fn two_digit_sets(v: &[u8; CELLS], sets: &mut Vec<u128>) {
+    // Two digits `a`, `b`: exchanged in a set of their cells, every
+    // unit keeps one of each exactly when the set takes a unit's `a`
+    // and `b` together or neither. Each row holds one of each, so such
+    // a set is a set of rows closed under "the row of the `b` in the
+    // column (in the box) of this row's `a`": the smallest are the
+    // orbits of those two maps. Orbits of two rows are the unique
+    // rectangles, found by `row_swaps`; one of all nine rows (every `a`
+    // and `b`) is left to `UnitDigits::two_digits_gone`.
+    let mut col_of = [[0u8; 9]; 9];
+    let mut row_of = [[0u8; 9]; 9];
+    let mut row_in_box = [[0u8; 9]; 9];
+    for (cell, &d) in v.iter().enumerate() {
+        let (row, col, d) = (cell / 9, cell % 9, d as usize - 1);
+        col_of[d][row] = col as u8;
+        row_of[d][col] = row as u8;
+        row_in_box[d][row / 3 * 3 + col / 3] = row as u8;
+    }
+    for a in 0..9 {
+        for b in a + 1..9 {
+            let next: [u16; 9] = std::array::from_fn(|r| {
+                let col = col_of[a][r] as usize;
+                1 << row_of[b][col] | 1 << row_in_box[b][r / 3 * 3 + col / 3]
+            });
+            let mut seen = 0u16;
+            while seen != 0x1FF {
+                let first = (!seen).trailing_zeros() as usize;
+                let (mut orbit, mut todo) = (1u16 << first, 1u16 << first);
+                while todo != 0 {
+                    let new = next[todo.trailing_zeros() as usize] & !orbit;
+                    todo &= todo - 1;
+                    orbit |= new;
+                    todo |= new;
+                }
+                seen |= orbit;
+                if orbit == 0x1FF {
+                    break;
+                }
+                if orbit.count_ones() > 2 {
+                    let mut set = 0u128;
+                    let mut rows = orbit;
+                    while rows != 0 {
+                        let r = rows.trailing_zeros() as usize;
+                        rows &= rows - 1;
+                        set |= 1 << (9 * r + col_of[a][r] as usize)
+                            | 1 << (9 * r + col_of[b][r] as usize);
+                    }
+                    sets.push(set);
+                }
+            }
+        }
     }
 }
 
