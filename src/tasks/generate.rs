@@ -639,7 +639,7 @@ mod tests {
                 // Each set is unavoidable: the solution without its cells
                 // has another solution.
                 let mut cells = *g.solution.cells();
-                for c in (0..CELLS).filter(|&c| set >> c & 1 != 0) {
+                for c in cells_of(set) {
                     cells[c] = 0;
                 }
                 let fewer = Grid::from_cells(cells).unwrap();
@@ -679,14 +679,43 @@ mod tests {
         );
     }
 
+    /// The cells of a set, in order.
+    fn cells_of(set: u128) -> impl Iterator<Item = usize> {
+        (0..CELLS).filter(move |&c| set >> c & 1 != 0)
+    }
+
+    /// Over the solutions of `grids` puzzles of `seed`, the sets of one
+    /// kind (`of_kind`) against a brute force's, each grid's as a sorted
+    /// list; the number found in all.
+    fn sets_against_brute_force(
+        seed: u64,
+        grids: u64,
+        of_kind: impl Fn(u128, &[u8; CELLS]) -> bool,
+        brute_force: impl Fn(&[u8; CELLS]) -> Vec<u128>,
+    ) -> usize {
+        let mut total = 0;
+        for index in 0..grids {
+            let g = generate(seed, index, GenerateOptions::default());
+            let v = g.solution.cells();
+            let mut found: Vec<u128> = UnavoidableSets::of(&g.solution)
+                .sets
+                .into_iter()
+                .filter(|&set| of_kind(set, v))
+                .collect();
+            let mut expected = brute_force(v);
+            found.sort_unstable();
+            expected.sort_unstable();
+            assert_eq!(found, expected, "grid {}", g.solution);
+            total += found.len();
+        }
+        total
+    }
+
     /// The unique rectangles of the sets, against a test of every pair of
     /// rows of a band (columns of a stack) at every pair of columns (rows).
     #[test]
     fn every_unique_rectangle_is_found_once() {
-        let mut total = 0;
-        for index in 0..200 {
-            let g = generate(9, index, GenerateOptions::default());
-            let v = g.solution.cells();
+        let rectangles = |v: &[u8; CELLS]| {
             let mut every_pair = Vec::new();
             for band in 0..3 {
                 for (i, j) in [(0, 1), (0, 2), (1, 2)] {
@@ -705,16 +734,9 @@ mod tests {
                     }
                 }
             }
-            let mut found: Vec<u128> = UnavoidableSets::of(&g.solution)
-                .sets
-                .into_iter()
-                .filter(|set| set.count_ones() == 4)
-                .collect();
-            found.sort_unstable();
-            every_pair.sort_unstable();
-            assert_eq!(found, every_pair, "grid {}", g.solution);
-            total += found.len();
-        }
+            every_pair
+        };
+        let total = sets_against_brute_force(9, 200, |set, _| set.count_ones() == 4, rectangles);
         assert!(total > 100, "{total} rectangles in 200 grids");
     }
 
@@ -723,10 +745,7 @@ mod tests {
     /// are the same in both: the smallest such sets, and only those.
     #[test]
     fn every_smallest_row_swap_is_found_once() {
-        let mut total = 0;
-        for index in 0..100 {
-            let g = generate(12, index, GenerateOptions::default());
-            let v = g.solution.cells();
+        let swaps = |v: &[u8; CELLS]| {
             let mut swaps = Vec::new();
             for group in 0..3 {
                 for (i, j) in [(0, 1), (0, 2), (1, 2)] {
@@ -760,24 +779,15 @@ mod tests {
                     }
                 }
             }
-            let sets = UnavoidableSets::of(&g.solution).sets;
-            // The six-cell cycles are the only sets of three rows.
-            let mut found: Vec<u128> = sets
-                .into_iter()
-                .filter(|&set| {
-                    let rows = (0..CELLS).filter(|&c| set >> c & 1 != 0).map(|c| c / 9);
-                    let cols = (0..CELLS).filter(|&c| set >> c & 1 != 0).map(|c| c % 9);
-                    let distinct = |it: &mut dyn Iterator<Item = usize>| {
-                        it.fold(0u16, |m, x| m | 1 << x).count_ones()
-                    };
-                    distinct(&mut { rows }) == 2 || distinct(&mut { cols }) == 2
-                })
-                .collect();
-            found.sort_unstable();
-            swaps.sort_unstable();
-            assert_eq!(found, swaps, "grid {}", g.solution);
-            total += found.len();
-        }
+            swaps
+        };
+        // The other kind, two-digit sets, spans three rows and three
+        // columns or more.
+        let two_lines = |set: u128, _: &[u8; CELLS]| {
+            let lines = |of: fn(usize) -> usize| cells_of(set).fold(0u16, |m, c| m | 1 << of(c));
+            lines(|c| c / 9).count_ones() == 2 || lines(|c| c % 9).count_ones() == 2
+        };
+        let total = sets_against_brute_force(12, 100, two_lines, swaps);
         assert!(total > 3000, "{total} row swaps in 100 grids");
     }
 
@@ -786,10 +796,7 @@ mod tests {
     /// together): every part of three rows or more but not all nine.
     #[test]
     fn every_smallest_two_digit_set_is_found_once() {
-        let mut total = 0;
-        for index in 0..100 {
-            let g = generate(13, index, GenerateOptions::default());
-            let v = g.solution.cells();
+        let parts = |v: &[u8; CELLS]| {
             let mut parts = Vec::new();
             for a in 1..=9u8 {
                 for b in a + 1..=9 {
@@ -815,21 +822,13 @@ mod tests {
                     );
                 }
             }
-            let mut found: Vec<u128> = UnavoidableSets::of(&g.solution)
-                .sets
-                .into_iter()
-                .filter(|&set| {
-                    let digits = (0..CELLS)
-                        .filter(|&c| set >> c & 1 != 0)
-                        .fold(0u16, |m, c| m | 1 << v[c]);
-                    digits.count_ones() == 2 && set.count_ones() > 4
-                })
-                .collect();
-            found.sort_unstable();
-            parts.sort_unstable();
-            assert_eq!(found, parts, "grid {}", g.solution);
-            total += found.len();
-        }
+            parts
+        };
+        let two_digits = |set: u128, v: &[u8; CELLS]| {
+            let digits = cells_of(set).fold(0u16, |m, c| m | 1 << v[c]);
+            digits.count_ones() == 2 && set.count_ones() > 4
+        };
+        let total = sets_against_brute_force(13, 100, two_digits, parts);
         assert!(total > 500, "{total} two-digit sets in 100 grids");
     }
 
