@@ -96,6 +96,15 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
         if shared01.count_ones() < 2 {
             continue; // the third cell's excluders only narrow these
         }
+        // A third cell shares two excluders with the pair only if it sees
+        // two or more of theirs: the cells seen by two of them, counted
+        // as bits (seen once, seen twice or more).
+        let (mut once, mut twice) = (0u128, 0u128);
+        for e in cells_of(shared01) {
+            let peers = PEER_MASKS[e as usize];
+            twice |= once & peers;
+            once |= peers;
+        }
         // Third cells: base cells among the first's excluders, then among
         // the second's (each in cell order); near a change, unless one of
         // the pair is.
@@ -104,12 +113,14 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
         } else {
             u128::MAX
         } & base_mask
+            & twice
             & !(1 << c0 | 1 << c1);
         let third = cells_of(ex0 & thirds).chain(cells_of(ex1 & !ex0 & thirds));
         for c2 in third {
             let ex2 = bases[index[c2 as usize]].1;
             let shared = shared01 & ex2;
-            if shared.count_ones() < 2 || met_before(c0, c1, c2, ex0, ex1, ex2) {
+            debug_assert!(shared.count_ones() >= 2);
+            if met_before(c0, c1, c2, ex0, ex1, ex2) {
                 continue;
             }
             let cells = [c0, c1, c2];
