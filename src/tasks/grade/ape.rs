@@ -180,6 +180,7 @@ fn triplet_exclusions(board: &Board, cells: [u8; 3], common: u128) -> Option<Vec
                 partners[x as usize - 1] |= m & !bit(x);
             }
         } else {
+            debug_assert_eq!(m.count_ones(), 3, "excluders hold two or three digits");
             for x in digits(m) {
                 for y in digits(m & !bit(x)) {
                     thirds[x as usize - 1][y as usize - 1] |= m & !bit(x) & !bit(y);
