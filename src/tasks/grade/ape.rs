@@ -26,10 +26,7 @@ pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
         // the base cells see each other).
         let mut partners = [0u16; 9];
         for e in cells_of(shared) {
-            let m = board.cands(e);
-            for d in digits(m) {
-                partners[d as usize - 1] |= m & !bit(d);
-            }
+            add_partners(&mut partners, board.cands(e));
         }
         let (m0, m1) = (board.cands(*c0), board.cands(*c1));
         let see = sees(*c0, *c1);
@@ -157,6 +154,15 @@ fn met_before(c0: u8, c1: u8, c2: u8, ex0: u128, ex1: u128, ex2: u128) -> bool {
     }
 }
 
+/// Records a two-digit excluder `m` in `partners` (`partners[x - 1]`: the
+/// digits `x` may not be taken with): each of its digits with the other.
+#[inline]
+fn add_partners(partners: &mut [u16; 9], m: u16) {
+    for x in digits(m) {
+        partners[x as usize - 1] |= m & !bit(x);
+    }
+}
+
 /// The candidates of `cells` that no allowed choice of three digits keeps,
 /// if any; `common`: the excluders the three see (a mask of cells, each
 /// with two or three candidates).
@@ -176,9 +182,7 @@ fn triplet_exclusions(board: &Board, cells: [u8; 3], common: u128) -> Option<Vec
     for e in cells_of(common) {
         let m = board.cands(e);
         if m.count_ones() == 2 {
-            for x in digits(m) {
-                partners[x as usize - 1] |= m & !bit(x);
-            }
+            add_partners(&mut partners, m);
         } else {
             debug_assert_eq!(m.count_ones(), 3, "excluders hold two or three digits");
             for x in digits(m) {
