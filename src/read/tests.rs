@@ -73,6 +73,7 @@ fn newlines_are_counted_across_lane_and_block_edges() {
         255 * 32 - 1,
         255 * 32,
         255 * 32 + 1,
+        255 * 32 * 2 + 7,
         30_000,
     ] {
         let data: Vec<u8> = (0..len)
@@ -83,6 +84,35 @@ fn newlines_are_counted_across_lane_and_block_edges() {
     }
     // Every byte a newline: the byte counters must not overflow.
     assert_eq!(count_newlines(&vec![b'\n'; 100_000]), 100_000);
+}
+
+#[test]
+fn newlines_are_told_from_every_other_byte_at_every_offset() {
+    // Each byte value, next to newlines and to the bytes one bit away from
+    // a newline (0x0b, 0x08, 0x8a, ...), at each position of a word and
+    // across the 8,160-byte blocks.
+    let mut data = Vec::new();
+    for round in 0..40u32 {
+        for b in 0..=255u8 {
+            data.push(b);
+            if (u32::from(b) + round) % 7 == 0 {
+                data.push(b'\n');
+            }
+            data.push(b'\n' ^ (1 << (u32::from(b) % 8)));
+        }
+    }
+    for start in 0..9 {
+        for end in [
+            data.len(),
+            data.len() - 3,
+            8 * 4 * 255 + 5,
+            8 * 4 * 255 * 2 + 1,
+        ] {
+            let slice = &data[start..end];
+            let plain = slice.iter().filter(|&&b| b == b'\n').count() as u64;
+            assert_eq!(count_newlines(slice), plain, "bytes {start}..{end}");
+        }
+    }
 }
 
 #[test]

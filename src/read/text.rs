@@ -36,27 +36,61 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
-/// Number of `\n` bytes in `data`. Counts in 32-byte lanes of byte-sized
-/// counters (flushed before they can overflow) so the compiler emits compare
-/// and subtract vector instructions: the splitter runs on the thread that
-/// also writes the output, and a plain `filter().count()` was a visible share
-/// of a 1,000,000-puzzle run.
+/// Number of `\n` bytes in `data`. The splitter runs on the thread that
+/// also writes the output, so this is on every run's critical path: it
+/// works on eight bytes at a time in plain integer registers (no `unsafe`,
+/// any CPU), adding a 1 per newline into byte-sized counters flushed before
+/// they can overflow. Byte-array lanes written for the compiler to
+/// vectorise were compiled (rustc 1.95) into byte-at-a-time code running at
+/// about 220 MB/s, 4% of `canon` on 17-clue puzzles; this runs at about
+/// 2.5 GB/s on the same machine.
 pub fn count_newlines(data: &[u8]) -> u64 {
-    const LANES: usize = 32;
+    /// Words per block: each byte counter gains at most one per word.
+    const WORDS: usize = 255;
+    /// Words summed side by side, for independent additions.
+    const WIDE: usize = 4;
     let mut total = 0u64;
-    for block in data.chunks(255 * LANES) {
-        let mut lanes = [0u8; LANES];
-        let mut whole = block.chunks_exact(LANES);
-        for c in &mut whole {
-            let c: &[u8; LANES] = c.try_into().expect("exact chunk");
-            for i in 0..LANES {
-                lanes[i] = lanes[i].wrapping_add(u8::from(c[i] == b'\n'));
+    let mut blocks = data.chunks_exact(8 * WIDE * WORDS);
+    for block in &mut blocks {
+        let mut counters = [0u64; WIDE];
+        for words in block.chunks_exact(8 * WIDE) {
+            for (counter, word) in counters.iter_mut().zip(words.chunks_exact(8)) {
+                *counter += newline_bytes(word);
             }
         }
-        total += lanes.iter().map(|&n| u64::from(n)).sum::<u64>();
-        total += whole.remainder().iter().filter(|&&b| b == b'\n').count() as u64;
+        total += counters.iter().map(|&c| sum_of_bytes(c)).sum::<u64>();
     }
-    total
+    let rest = blocks.remainder();
+    let mut words = rest.chunks_exact(8);
+    for word in &mut words {
+        total += u64::from(newline_bytes(word).count_ones());
+    }
+    total + words.remainder().iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// Of an eight-byte word, 1 in each byte that is a `\n`, 0 in the others.
+#[inline(always)]
+fn newline_bytes(word: &[u8]) -> u64 {
+    const LOW_BITS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const NEWLINES: u64 = 0x0a0a_0a0a_0a0a_0a0a;
+    let word: [u8; 8] = word.try_into().expect("eight bytes");
+    // Newline bytes become zero. Adding 0x7f to each byte's low seven bits
+    // sets its top bit exactly when those bits are not all zero, and never
+    // carries into the next byte; OR-ing the byte itself adds its own top
+    // bit. So a byte's top bit ends clear exactly when the byte was zero.
+    let x = u64::from_le_bytes(word) ^ NEWLINES;
+    let nonzero = ((x & LOW_BITS) + LOW_BITS) | x;
+    (!nonzero >> 7) & 0x0101_0101_0101_0101
+}
+
+/// The sum of the eight bytes of `x`.
+#[inline(always)]
+fn sum_of_bytes(x: u64) -> u64 {
+    const EVEN_BYTES: u64 = 0x00ff_00ff_00ff_00ff;
+    // Pairs of bytes as four 16-bit sums (each at most 510), then the
+    // multiply adds the four into the top 16 bits.
+    let pairs = (x & EVEN_BYTES) + ((x >> 8) & EVEN_BYTES);
+    pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48
 }
 
 /// True for a blank line or a `#` comment: not a record.
