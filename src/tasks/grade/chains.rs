@@ -312,14 +312,47 @@ fn grow(arena: &mut Arena, line: &[Pot]) -> NodeId {
 /// threshold alternately times 3/2 and 4/3) that `complexity - 2` passes,
 /// summed in floating point as SE sums it.
 pub fn length_bonus(complexity: u32) -> f64 {
-    let length = complexity as i64 - 2;
-    let (mut added, mut ceil, mut odd) = (0.0f64, 4i64, false);
-    while length > ceil {
-        added += 0.1;
-        ceil = if odd { ceil * 4 / 3 } else { ceil * 3 / 2 };
-        odd = !odd;
+    let mut bonuses = LengthBonuses::default();
+    bonuses.nth(complexity as usize).expect("endless")
+}
+
+/// [`length_bonus`] of complexities 0, 1, 2, ... in turn, each from the
+/// one before (the same floating-point sums).
+struct LengthBonuses {
+    /// The next complexity's length (`complexity - 2`).
+    length: i64,
+    added: f64,
+    ceil: i64,
+    odd: bool,
+}
+
+impl Default for LengthBonuses {
+    fn default() -> Self {
+        LengthBonuses {
+            length: -2,
+            added: 0.0,
+            ceil: 4,
+            odd: false,
+        }
     }
-    added
+}
+
+impl Iterator for LengthBonuses {
+    type Item = f64;
+
+    fn next(&mut self) -> Option<f64> {
+        while self.length > self.ceil {
+            self.added += 0.1;
+            self.ceil = if self.odd {
+                self.ceil * 4 / 3
+            } else {
+                self.ceil * 3 / 2
+            };
+            self.odd = !self.odd;
+        }
+        self.length += 1;
+        Some(self.added)
+    }
 }
 
 /// A rating as SE prints it, in tenths: `floor((x + 0.05) * 10)`.
@@ -412,6 +445,30 @@ struct Links {
     ons_len: Box<[(u8, u8); 729]>,
 }
 
+/// Per cell, its peers split as [`on_to_off`] lists them: the box's other
+/// cells, the row's cells outside the box, the column's outside the box.
+const X_PEERS: [[u128; 3]; 81] = {
+    let mut t = [[0u128; 3]; 81];
+    let mut a = 0;
+    while a < 81 {
+        let mut b = 0;
+        while b < 81 {
+            if a != b {
+                if a / 27 == b / 27 && a % 9 / 3 == b % 9 / 3 {
+                    t[a][0] |= 1 << b;
+                } else if a / 9 == b / 9 {
+                    t[a][1] |= 1 << b;
+                } else if a % 9 == b % 9 {
+                    t[a][2] |= 1 << b;
+                }
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
 impl Links {
     fn new() -> Links {
         Links {
@@ -422,24 +479,48 @@ impl Links {
         }
     }
 
+    /// The lists of `board`: what [`on_to_off`] and [`off_to_on`] give
+    /// (with Y and X links) for each candidate, made here directly.
     fn build(&mut self, board: &Board) {
         self.offs.clear();
-        let mut buf = Vec::new();
-        let mut ons = Vec::new();
         for cell in 0..81u8 {
-            for d in digits(board.cands(cell)) {
+            let cands = board.cands(cell);
+            let places_in_units = unit_places(cell);
+            for d in digits(cands) {
                 let k = cell as usize * 9 + d as usize - 1;
-                let start = self.offs.len() as u16;
-                on_to_off(board, Pot::new(cell, d, true), true, &mut buf);
-                let y_offs = board.cands(cell).count_ones() as u8 - 1;
-                self.off_at[k] = (start, y_offs, buf.len() as u8 - y_offs);
-                self.offs.extend_from_slice(&buf);
-                off_to_on(board, Pot::new(cell, d, false), true, true, &mut ons);
-                let y_ons = ons.first().is_some_and(|(_, via)| matches!(via, Via::Cell)) as u8;
-                self.ons_len[k] = (y_ons, ons.len() as u8 - y_ons);
-                for (slot, &(p, _)) in self.ons[k].iter_mut().zip(&ons) {
-                    *slot = p;
+                let start = self.offs.len();
+                // Y: the cell's other digits; X: the digit's places among
+                // the box's other cells, then the row's and the column's
+                // outside the box.
+                for v in digits(cands & !bit(d)) {
+                    self.offs.push(Pot::new(cell, v, false));
                 }
+                let places = board.cells_with(d);
+                for part in X_PEERS[cell as usize] {
+                    self.offs
+                        .extend(cells_of(places & part).map(|c| Pot::new(c, d, false)));
+                }
+                let y_offs = cands.count_ones() as u8 - 1;
+                let x_offs = (self.offs.len() - start) as u8 - y_offs;
+                self.off_at[k] = (start as u16, y_offs, x_offs);
+                // Y: a bivalue cell's other digit; X: the digit's only
+                // other place in the box, the row, the column.
+                let ons = &mut self.ons[k];
+                let mut n = 0;
+                if cands.count_ones() == 2 {
+                    ons[0] = Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true);
+                    n = 1;
+                }
+                let y_ons = n as u8;
+                for (u, place) in places_in_units {
+                    let others = board.positions(u, d) & !place;
+                    if others.count_ones() == 1 {
+                        let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
+                        ons[n] = Pot::new(other, d, true);
+                        n += 1;
+                    }
+                }
+                self.ons_len[k] = (y_ons, n as u8 - y_ons);
             }
         }
     }
@@ -907,11 +988,11 @@ impl Chains {
             return u32::MAX;
         };
         let best_key = sort_key(best.rating, best.complexity, best.kind);
-        let mut c = 0;
-        while c < 1 << 16 && sort_key(base + length_bonus(c + 1), c + 1, kind) < best_key {
-            c += 1;
-        }
-        c
+        // Keys grow with the complexity: count those below the best's
+        // (the bonuses one after the other, not each from scratch).
+        let below = |(c, bonus): &(u32, f64)| sort_key(base + bonus, *c, kind) < best_key;
+        let bonuses = (0..=1 << 16).zip(LengthBonuses::default()).skip(1);
+        bonuses.take_while(below).count() as u32
     }
 
     fn two_sets(&mut self, a: usize, b: usize) -> [&mut PotSet; 2] {
@@ -1698,6 +1779,68 @@ mod tests {
         // SE's doubles: 6.6 + 0.1 is just under 6.7, and prints 6.7.
         assert!(6.6 + length_bonus(7) < 6.7);
         assert_eq!(tenths(6.6 + length_bonus(7)), 67);
+    }
+
+    /// The lists `Links::build` makes directly are [`on_to_off`]'s and
+    /// [`off_to_on`]'s, in their order, on boards thinned to few
+    /// candidates (bivalue cells, units with two places) and on fuller.
+    #[test]
+    fn links_list_what_the_link_functions_give() {
+        let mut links = Links::new();
+        let (mut offs, mut ons) = (Vec::new(), Vec::new());
+        let mut checked = 0;
+        crate::tasks::grade::test_boards::each_thinned(20, 4, 3, 5, |line, _, board, _| {
+            links.build(board);
+            for cell in 0..81u8 {
+                for d in digits(board.cands(cell)) {
+                    for y in [false, true] {
+                        on_to_off(board, Pot::new(cell, d, true), y, &mut offs);
+                        let listed = links.offs_of_on(Pot::new(cell, d, true), y);
+                        assert_eq!(listed, &offs[..], "{line} {cell} {d}");
+                        for x in [false, true] {
+                            off_to_on(board, Pot::new(cell, d, false), y, x, &mut ons);
+                            let expected: Vec<Pot> = ons.iter().map(|&(p, _)| p).collect();
+                            let listed = links.ons_of_off(Pot::new(cell, d, false), y, x);
+                            assert_eq!(listed, &expected[..], "{line} {cell} {d}");
+                            checked += ons.len();
+                        }
+                    }
+                }
+            }
+        });
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
+    fn complexity_limit_is_the_longest_hint_that_comes_first() {
+        let mut chains = Chains::new();
+        assert_eq!(chains.complexity_limit(6.5, Kind::X), u32::MAX);
+        let key = |base: f64, c: u32, kind: Kind| sort_key(base + length_bonus(c), c, kind);
+        for (best_base, best_c, best_kind) in [
+            (7.0, 9, Kind::Xy),
+            (6.6, 2, Kind::X),
+            (7.0, 40, Kind::Xy),
+            (6.5, 13, Kind::Y),
+            (8.0, 300, Kind::Region),
+        ] {
+            chains.best = Some(Found {
+                rating: best_base + length_bonus(best_c),
+                complexity: best_c,
+                kind: best_kind,
+                technique: Technique::Cycle,
+                removed: Vec::new(),
+                placed: None,
+                branches: Vec::new(),
+                order: 0,
+            });
+            let best_key = key(best_base, best_c, best_kind);
+            for (base, kind) in [(6.5, Kind::X), (6.6, Kind::Y), (7.0, Kind::Xy)] {
+                let limit = chains.complexity_limit(base, kind);
+                let first = |c: u32| key(base, c, kind) < best_key;
+                assert!((1..=limit).all(first), "{best_c} {base} {limit}");
+                assert!(!first(limit + 1), "{best_c} {base} {limit}");
+            }
+        }
     }
 
     #[test]
