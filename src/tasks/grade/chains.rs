@@ -17,9 +17,9 @@
 //! and keeps the first hint of the lowest (rating, length, kind) as SE's
 //! stable sort does.
 
-use super::board::{bit, cells_of, digits, unit_places, units_of, Board, PEER_MASKS};
+use super::board::{bit, cells_of, digits, unit_places, units_of, Board, PEER_MASKS, UNIT_MASKS};
 use super::{Step, Technique};
-use crate::puzzle::grid::{Grid, UNIT_CELLS};
+use crate::puzzle::grid::{Grid, BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
 
 /// A candidate and a state: `((cell * 9 + digit - 1) << 1) | on`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -449,22 +449,14 @@ struct Links {
 /// cells, the row's cells outside the box, the column's outside the box.
 const X_PEERS: [[u128; 3]; 81] = {
     let mut t = [[0u128; 3]; 81];
-    let mut a = 0;
-    while a < 81 {
-        let mut b = 0;
-        while b < 81 {
-            if a != b {
-                if a / 27 == b / 27 && a % 9 / 3 == b % 9 / 3 {
-                    t[a][0] |= 1 << b;
-                } else if a / 9 == b / 9 {
-                    t[a][1] |= 1 << b;
-                } else if a % 9 == b % 9 {
-                    t[a][2] |= 1 << b;
-                }
-            }
-            b += 1;
-        }
-        a += 1;
+    let mut cell = 0;
+    while cell < 81 {
+        // Units numbered as in `UNIT_CELLS`: rows, columns, boxes.
+        let in_box = UNIT_MASKS[18 + BOX_OF[cell] as usize];
+        let row = UNIT_MASKS[ROW_OF[cell] as usize];
+        let column = UNIT_MASKS[9 + COL_OF[cell] as usize];
+        t[cell] = [in_box & !(1 << cell), row & !in_box, column & !in_box];
+        cell += 1;
     }
     t
 };
