@@ -1663,23 +1663,11 @@ fn on_to_off(grid: &Board, pot: Pot, y: bool, out: &mut Vec<Pot>) {
             out.push(Pot::new(cell, v, false));
         }
     }
-    // A unit's places are in cell order: the box's, then the row's and
-    // the column's outside the box (the places of the box's three columns
-    // in the row, of its three rows in the column).
-    let [(in_box, place), (row, _), (column, _)] = unit_places(cell);
-    let stack_places = 0b111 << (3 * (cell % 9 / 3));
-    let band_places = 0b111 << (3 * (cell / 27));
-    for (u, places) in [
-        (in_box, grid.positions(in_box, d) & !place),
-        (row, grid.positions(row, d) & !stack_places),
-        (column, grid.positions(column, d) & !band_places),
-    ] {
-        let mut rest = places;
-        while rest != 0 {
-            let k = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            out.push(Pot::new(UNIT_CELLS[u][k], d, false));
-        }
+    // The digit's places in the box's other cells, then in the row's and
+    // the column's outside the box, each in cell order.
+    let places = grid.cells_with(d);
+    for part in X_PEERS[cell as usize] {
+        out.extend(cells_of(places & part).map(|c| Pot::new(c, d, false)));
     }
 }
 
