@@ -1450,7 +1450,7 @@ impl Chains {
         // Dynamic chains take each "off" out of a working copy of the
         // board as they go, and read their links from it; static ones read
         // the links listed for the board (see `multiple_chains`).
-        let mut work = mode.dynamic.then(|| board.clone());
+        let mut work = mode.dynamic.then(|| WorkGrid::of(board));
         let Scratch {
             queue_on: pending_on,
             queue_off: pending_off,
@@ -1652,10 +1652,46 @@ fn conclusion(board: &Board, target: Pot) -> (Removed, Option<(u8, u8)>) {
     }
 }
 
+/// The grid a dynamic chain works on: a board's candidates, per cell and
+/// per digit (a cell mask), which is all its links read. A chain takes
+/// many candidates out of it, each taken out of two words (the board's
+/// units' positions are not kept), and it is copied for each chain (320
+/// bytes, not the board's 880).
+#[derive(Clone)]
+struct WorkGrid {
+    cands: [u16; 81],
+    cells_with: [u128; 9],
+}
+
+impl WorkGrid {
+    fn of(board: &Board) -> WorkGrid {
+        WorkGrid {
+            cands: std::array::from_fn(|c| board.cands(c as u8)),
+            cells_with: std::array::from_fn(|i| board.cells_with(i as u8 + 1)),
+        }
+    }
+
+    #[inline]
+    fn cands(&self, cell: u8) -> u16 {
+        self.cands[cell as usize]
+    }
+
+    #[inline]
+    fn cells_with(&self, d: u8) -> u128 {
+        self.cells_with[d as usize - 1]
+    }
+
+    /// Takes candidate `d` out of `cell`.
+    fn eliminate(&mut self, cell: u8, d: u8) {
+        self.cands[cell as usize] &= !bit(d);
+        self.cells_with[d as usize - 1] &= !(1 << cell);
+    }
+}
+
 /// The "off"s an "on" candidate implies: with Y links the cell's other
 /// digits (in order), then the digit in the box, row and column (each
 /// cell once).
-fn on_to_off(grid: &Board, pot: Pot, y: bool, out: &mut Vec<Pot>) {
+fn on_to_off(grid: &WorkGrid, pot: Pot, y: bool, out: &mut Vec<Pot>) {
     out.clear();
     let (cell, d) = (pot.cell(), pot.digit());
     if y {
@@ -1682,7 +1718,7 @@ enum Via {
 /// The "on"s an "off" candidate implies: with Y links the other digit of
 /// a bivalue cell; with X links the digit's only other place in the box,
 /// the row, the column.
-fn off_to_on(grid: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>) {
+fn off_to_on(grid: &WorkGrid, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>) {
     out.clear();
     let (cell, d) = (pot.cell(), pot.digit());
     if y {
@@ -1698,10 +1734,11 @@ fn off_to_on(grid: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>
         }
     }
     if x {
-        for (u, place) in unit_places(cell) {
-            let others = grid.positions(u, d) & !place;
-            if others.count_ones() == 1 {
-                let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
+        let others = grid.cells_with(d) & !(1 << cell);
+        for u in units_of(cell) {
+            let in_unit = others & UNIT_MASKS[u];
+            if in_unit.count_ones() == 1 {
+                let other = in_unit.trailing_zeros() as u8;
                 out.push((Pot::new(other, d, true), Via::Unit(u)));
             }
         }
@@ -1713,7 +1750,7 @@ fn off_to_on(grid: &Board, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>
 /// chain) that the link needs become parents too, found in `offs`.
 fn on_node(
     arena: &mut Arena,
-    grid: &Board,
+    grid: &WorkGrid,
     source: &Board,
     offs: &PotSet,
     parent: NodeId,
@@ -1731,10 +1768,8 @@ fn on_node(
             }
         }
         Via::Unit(u) => {
-            let mut gone = source.positions(u, d) & !grid.positions(u, d);
-            while gone != 0 {
-                let c = UNIT_CELLS[u][gone.trailing_zeros() as usize];
-                gone &= gone - 1;
+            let gone = (source.cells_with(d) & !grid.cells_with(d)) & UNIT_MASKS[u];
+            for c in cells_of(gone) {
                 if let Some(h) = offs.get(Pot::new(c, d, false)) {
                     arena.add_parent(n, h);
                 }
@@ -1771,14 +1806,15 @@ mod tests {
         let mut checked = 0;
         crate::tasks::grade::test_boards::each_thinned(20, 4, 3, 5, |line, _, board, _| {
             links.build(board);
+            let grid = WorkGrid::of(board);
             for cell in 0..81u8 {
                 for d in digits(board.cands(cell)) {
                     for y in [false, true] {
-                        on_to_off(board, Pot::new(cell, d, true), y, &mut offs);
+                        on_to_off(&grid, Pot::new(cell, d, true), y, &mut offs);
                         let listed = links.offs_of_on(Pot::new(cell, d, true), y);
                         assert_eq!(listed, &offs[..], "{line} {cell} {d}");
                         for x in [false, true] {
-                            off_to_on(board, Pot::new(cell, d, false), y, x, &mut ons);
+                            off_to_on(&grid, Pot::new(cell, d, false), y, x, &mut ons);
                             let expected: Vec<Pot> = ons.iter().map(|&(p, _)| p).collect();
                             let listed = links.ons_of_off(Pot::new(cell, d, false), y, x);
                             assert_eq!(listed, &expected[..], "{line} {cell} {d}");
