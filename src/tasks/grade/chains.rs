@@ -195,8 +195,10 @@ impl PotSet {
 
     fn copy_from(&mut self, other: &PotSet) {
         self.clear();
-        for (p, node) in other.entries() {
-            self.insert(p, node);
+        // Each candidate is once in `other`'s order: no test needed.
+        self.order.extend_from_slice(&other.order);
+        for &p in &other.order {
+            self.slot[p.0 as usize] = other.slot[p.0 as usize];
         }
     }
 
@@ -1825,6 +1827,32 @@ mod tests {
             }
         });
         assert!(checked > 1000, "{checked}");
+    }
+
+    /// A copy holds the other set's candidates, nodes and order, and
+    /// nothing it held before; the sets stay apart afterwards.
+    #[test]
+    fn pot_set_copies_are_whole_and_apart() {
+        let pots = [
+            Pot::new(80, 9, true),
+            Pot::new(0, 1, false),
+            Pot::new(40, 5, true),
+        ];
+        let mut from = PotSet::new();
+        for (node, &p) in pots.iter().enumerate() {
+            from.insert(p, node as NodeId);
+        }
+        let mut copy = PotSet::new();
+        copy.insert(Pot::new(3, 3, true), 7);
+        copy.insert(pots[1], 9);
+        copy.copy_from(&from);
+        let entries: Vec<_> = copy.entries().collect();
+        assert_eq!(entries, [(pots[0], 0), (pots[1], 1), (pots[2], 2)]);
+        assert!(!copy.contains(Pot::new(3, 3, true)));
+        copy.insert(Pot::new(3, 3, true), 7);
+        assert!(!from.contains(Pot::new(3, 3, true)));
+        copy.clear();
+        assert!(pots.iter().all(|&p| !copy.contains(p) && from.contains(p)));
     }
 
     #[test]
