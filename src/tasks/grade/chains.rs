@@ -17,7 +17,7 @@
 //! and keeps the first hint of the lowest (rating, length, kind) as SE's
 //! stable sort does.
 
-use super::board::{bit, cells_of, digits, unit_places, units_of, Board, PEER_MASKS, UNIT_MASKS};
+use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS, UNIT_MASKS};
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
 
@@ -488,46 +488,26 @@ impl Links {
     }
 
     /// The lists of `board`: what [`on_to_off`] and [`off_to_on`] give
-    /// (with Y and X links) for each candidate, made here directly.
+    /// (with Y and X links) for each candidate, listed once.
     fn build(&mut self, board: &Board) {
         self.offs.clear();
         for cell in 0..81u8 {
             let cands = board.cands(cell);
-            let places_in_units = unit_places(cell);
             for d in digits(cands) {
                 let k = cell as usize * 9 + d as usize - 1;
                 let start = self.offs.len();
-                // Y: the cell's other digits; X: the digit's places among
-                // the box's other cells, then the row's and the column's
-                // outside the box.
-                for v in digits(cands & !bit(d)) {
-                    self.offs.push(Pot::new(cell, v, false));
-                }
                 let places = board.cells_with(d);
-                for part in X_PEERS[cell as usize] {
-                    self.offs
-                        .extend(cells_of(places & part).map(|c| Pot::new(c, d, false)));
-                }
+                push_offs(cands, places, cell, d, true, &mut self.offs);
                 let y_offs = cands.count_ones() as u8 - 1;
                 let x_offs = (self.offs.len() - start) as u8 - y_offs;
                 self.off_at[k] = (start as u16, y_offs, x_offs);
-                // Y: a bivalue cell's other digit; X: the digit's only
-                // other place in the box, the row, the column.
                 let ons = &mut self.ons[k];
-                let mut n = 0;
-                if cands.count_ones() == 2 {
-                    ons[0] = Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true);
-                    n = 1;
-                }
-                let y_ons = n as u8;
-                for (u, place) in places_in_units {
-                    let others = board.positions(u, d) & !place;
-                    if others.count_ones() == 1 {
-                        let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
-                        ons[n] = Pot::new(other, d, true);
-                        n += 1;
-                    }
-                }
+                let (mut n, mut y_ons) = (0, 0);
+                each_on(cands, places, cell, d, (true, true), |on, via| {
+                    ons[n] = on;
+                    n += 1;
+                    y_ons += matches!(via, Via::Cell) as u8;
+                });
                 self.ons_len[k] = (y_ons, n as u8 - y_ons);
             }
         }
@@ -1721,14 +1701,20 @@ impl WorkGrid {
 fn on_to_off(grid: &WorkGrid, pot: Pot, y: bool, out: &mut Vec<Pot>) {
     out.clear();
     let (cell, d) = (pot.cell(), pot.digit());
+    push_offs(grid.cands(cell), grid.cells_with(d), cell, d, y, out);
+}
+
+/// Appends [`on_to_off`]'s list for candidate `d` of `cell` to `out`,
+/// from the cell's candidates `cands` and the digit's cells `places`.
+#[inline(always)]
+fn push_offs(cands: u16, places: u128, cell: u8, d: u8, y: bool, out: &mut Vec<Pot>) {
     if y {
-        for v in digits(grid.cands(cell) & !bit(d)) {
+        for v in digits(cands & !bit(d)) {
             out.push(Pot::new(cell, v, false));
         }
     }
     // The digit's places in the box's other cells, then in the row's and
     // the column's outside the box, each in cell order.
-    let places = grid.cells_with(d);
     for part in X_PEERS[cell as usize] {
         out.extend(cells_of(places & part).map(|c| Pot::new(c, d, false)));
     }
@@ -1748,25 +1734,47 @@ enum Via {
 fn off_to_on(grid: &WorkGrid, pot: Pot, y: bool, x: bool, out: &mut Vec<(Pot, Via)>) {
     out.clear();
     let (cell, d) = (pot.cell(), pot.digit());
-    if y {
-        let cands = grid.cands(cell);
-        if cands.count_ones() == 2 {
-            let low = cands.trailing_zeros() as u8 + 1;
-            let other = if low == d {
-                (cands & (cands - 1)).trailing_zeros() as u8 + 1
-            } else {
-                low
-            };
-            out.push((Pot::new(cell, other, true), Via::Cell));
-        }
+    each_on(
+        grid.cands(cell),
+        grid.cells_with(d),
+        cell,
+        d,
+        (y, x),
+        |on, via| out.push((on, via)),
+    );
+}
+
+/// Calls `found` with each "on" of [`off_to_on`]'s list for candidate `d`
+/// of `cell` (with the `links`, Y and X), in its order, from the cell's
+/// candidates `cands` and the digit's cells `places`.
+#[inline(always)]
+fn each_on(
+    cands: u16,
+    places: u128,
+    cell: u8,
+    d: u8,
+    links: (bool, bool),
+    mut found: impl FnMut(Pot, Via),
+) {
+    let (y, x) = links;
+    if y && cands.count_ones() == 2 {
+        let low = cands.trailing_zeros() as u8 + 1;
+        let other = if low == d {
+            (cands & (cands - 1)).trailing_zeros() as u8 + 1
+        } else {
+            low
+        };
+        found(Pot::new(cell, other, true), Via::Cell);
     }
     if x {
-        let others = grid.cells_with(d) & !(1 << cell);
+        let others = places & !(1 << cell);
         for u in units_of(cell) {
             let in_unit = others & UNIT_MASKS[u];
             if in_unit.count_ones() == 1 {
-                let other = in_unit.trailing_zeros() as u8;
-                out.push((Pot::new(other, d, true), Via::Unit(u)));
+                found(
+                    Pot::new(in_unit.trailing_zeros() as u8, d, true),
+                    Via::Unit(u),
+                );
             }
         }
     }
@@ -1823,11 +1831,44 @@ mod tests {
         assert_eq!(tenths(6.6 + length_bonus(7)), 67);
     }
 
-    /// The lists `Links::build` makes directly are [`on_to_off`]'s and
-    /// [`off_to_on`]'s, in their order, on boards thinned to few
+    /// The links as SE defines them, cell by cell through each unit's
+    /// list of cells: from an "on", the cell's other digits, then the
+    /// digit in the box's, the row's and the column's other cells (each
+    /// cell once); from an "off", a bivalue cell's other digit, then the
+    /// digit's only other place in the box, the row, the column.
+    fn links_by_units(board: &Board, cell: u8, d: u8, y: bool, x: bool) -> (Vec<Pot>, Vec<Pot>) {
+        let (mut offs, mut ons) = (Vec::new(), Vec::new());
+        let cands = board.cands(cell);
+        if y {
+            offs.extend(digits(cands & !bit(d)).map(|v| Pot::new(cell, v, false)));
+            if cands.count_ones() == 2 {
+                ons.extend(digits(cands & !bit(d)).map(|v| Pot::new(cell, v, true)));
+            }
+        }
+        for u in units_of(cell) {
+            let others: Vec<u8> = UNIT_CELLS[u]
+                .iter()
+                .copied()
+                .filter(|&c| c != cell && board.has(c, d))
+                .collect();
+            for &c in &others {
+                if !offs.contains(&Pot::new(c, d, false)) {
+                    offs.push(Pot::new(c, d, false));
+                }
+            }
+            if x && others.len() == 1 {
+                ons.push(Pot::new(others[0], d, true));
+            }
+        }
+        (offs, ons)
+    }
+
+    /// The lists `Links::build` makes, and what [`on_to_off`] and
+    /// [`off_to_on`] give on a dynamic chain's working grid, are the links
+    /// walked unit by unit, in their order, on boards thinned to few
     /// candidates (bivalue cells, units with two places) and on fuller.
     #[test]
-    fn links_list_what_the_link_functions_give() {
+    fn links_list_the_links_in_order() {
         let mut links = Links::new();
         let (mut offs, mut ons) = (Vec::new(), Vec::new());
         let mut checked = 0;
@@ -1837,15 +1878,19 @@ mod tests {
             for cell in 0..81u8 {
                 for d in digits(board.cands(cell)) {
                     for y in [false, true] {
+                        let (expected_offs, _) = links_by_units(board, cell, d, y, true);
                         on_to_off(&grid, Pot::new(cell, d, true), y, &mut offs);
+                        assert_eq!(offs, expected_offs, "{line} {cell} {d}");
                         let listed = links.offs_of_on(Pot::new(cell, d, true), y);
-                        assert_eq!(listed, &offs[..], "{line} {cell} {d}");
+                        assert_eq!(listed, &expected_offs[..], "{line} {cell} {d}");
                         for x in [false, true] {
+                            let (_, expected_ons) = links_by_units(board, cell, d, y, x);
                             off_to_on(&grid, Pot::new(cell, d, false), y, x, &mut ons);
-                            let expected: Vec<Pot> = ons.iter().map(|&(p, _)| p).collect();
+                            let found: Vec<Pot> = ons.iter().map(|&(p, _)| p).collect();
+                            assert_eq!(found, expected_ons, "{line} {cell} {d}");
                             let listed = links.ons_of_off(Pot::new(cell, d, false), y, x);
-                            assert_eq!(listed, &expected[..], "{line} {cell} {d}");
-                            checked += ons.len();
+                            assert_eq!(listed, &expected_ons[..], "{line} {cell} {d}");
+                            checked += expected_ons.len();
                         }
                     }
                 }
