@@ -17,6 +17,8 @@
 //! and keeps the first hint of the lowest (rating, length, kind) as SE's
 //! stable sort does.
 
+mod reach;
+
 use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS, UNIT_MASKS};
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
@@ -581,6 +583,8 @@ impl Extend<NodeId> for Queue {
 /// Buffers a breadth-first search reuses from one start to the next.
 #[derive(Default)]
 struct Scratch {
+    /// A pass's starts, in order.
+    starts: Vec<(u8, u8)>,
     on: Vec<Pot>,
     off: Vec<Pot>,
     /// A cycle search's pending "off"s: (candidate, parent, a repeat?).
@@ -602,6 +606,8 @@ pub struct Chains {
     scratch: Scratch,
     links: Links,
     tree: Tree,
+    /// How deep each start's forcing chains lie, for a pass's searches.
+    reach: reach::Reach,
     best: Option<Found>,
     /// The place in SE's list of the next hint offered.
     order: u64,
@@ -775,6 +781,7 @@ impl Chains {
             scratch: Scratch::default(),
             links: Links::new(),
             tree: Tree::new(),
+            reach: reach::Reach::new(),
             best: None,
             order: 0,
             x_quiet: [None; 9],
@@ -835,6 +842,8 @@ impl Chains {
     /// One pass over every candidate.
     fn pass(&mut self, board: &Board, pass: usize, links: (bool, bool)) {
         let x = links.1;
+        let mut starts = std::mem::take(&mut self.scratch.starts);
+        starts.clear();
         for cell in 0..81u8 {
             let cands = board.cands(cell);
             if cands.count_ones() < 2 || (!x && cands.count_ones() > 2) {
@@ -844,9 +853,14 @@ impl Chains {
                 if pass == X_PASS && self.x_quiet[d as usize - 1] == Some(board.cells_with(d)) {
                     continue;
                 }
-                self.unary(board, pass, cell, d, links);
+                starts.push((cell, d));
             }
         }
+        self.reach.forget();
+        for &(cell, d) in &starts {
+            self.unary(board, pass, cell, d, links);
+        }
+        self.scratch.starts = starts;
     }
 
     /// Nishio forcing chains (7.5+).
@@ -913,15 +927,40 @@ impl Chains {
             0
         };
         let (from_on, from_off) = self.can_prove(cell, d);
-        let on_limit = if from_on { chain_limit } else { 0 };
-        let off_limit = if from_off { chain_limit } else { 0 };
+        // A forcing chain's search is made only where it finds something
+        // (see `reach`): nearly all find nothing, and bit rows tell that
+        // for less. From "on", the layer `reach` counts is the search's
+        // `length`; from "off", one less than its `depth + 1`.
+        let start = Pot::new(cell, d, true);
+        let mut finds = |from: Pot| {
+            chain_limit >= 2 && self.reach.finds(board, &self.links, y, from, chain_limit)
+        };
+        let on_limit = if from_on && finds(start) {
+            chain_limit
+        } else {
+            0
+        };
+        let off_limit = if from_off && finds(start.flipped()) {
+            chain_limit
+        } else {
+            0
+        };
+        // So is a cycle search where no cycle can close.
+        let cycle_limit = if cycle_limit >= 4
+            && !self
+                .reach
+                .may_cycle(board, &self.links, links, start, cycle_limit)
+        {
+            0
+        } else {
+            cycle_limit
+        };
         let order = (((pass as u64 * 81 + cell as u64) * 9 + d as u64 - 1) * 3) << 32;
         // A cycle has four nodes or more; a forcing chain two or more.
         if cycle_limit < 4 && on_limit < 2 && off_limit < 2 {
             return;
         }
         self.arena.clear();
-        let start = Pot::new(cell, d, true);
         let mut cycle = None;
         let mut chains = std::mem::take(&mut self.chains_found);
         chains.clear();

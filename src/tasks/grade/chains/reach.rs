@@ -1,0 +1,365 @@
+//! Which searches of the first chaining producer can find something,
+//! told on rows of bits.
+//!
+//! The producer searches from each candidate "on" for its own "off" (the
+//! candidate is false) and for cycles back to it, and from each "off"
+//! for its "on" (true), breadth first, over links that do not change
+//! while a pass runs. Nearly every such search finds nothing (about 99
+//! in 100 on minimal puzzles). Here the same breadth-first layers are
+//! made on rows of bits, one bit per candidate of the board: each
+//! candidate's row holds the "on"s its "on" implies two links on
+//! (through an "off"), so a layer of "on"s is the OR of its members'
+//! rows. That tells exactly whether a forcing chain's search finds its
+//! target within its limit, and, for cycles, whether one could close: a
+//! search that cannot find anything is not made. Each search asks in
+//! turn, with its limits then.
+
+use super::{Links, Pot};
+use crate::tasks::grade::board::{digits, Board};
+
+/// A set of the board's candidates, by their place in [`Reach::pots`].
+type Bits = [u64; WORDS];
+const WORDS: usize = 4;
+/// The most candidates a board may have for the rows to be made; above
+/// it every search is made.
+const MOST: usize = WORDS * 64;
+
+const EMPTY: Bits = [0; WORDS];
+
+/// Never met.
+const NEVER: u32 = u32::MAX;
+
+fn or(a: &mut Bits, b: &Bits) {
+    for (a, b) in a.iter_mut().zip(b) {
+        *a |= b;
+    }
+}
+
+fn meets(a: &Bits, b: &Bits) -> bool {
+    a.iter().zip(b).any(|(a, b)| a & b != 0)
+}
+
+fn set(a: &mut Bits, i: usize) {
+    a[i / 64] |= 1 << (i % 64);
+}
+
+/// Each set bit's place, in order.
+fn places(a: Bits) -> impl Iterator<Item = usize> {
+    a.into_iter().enumerate().flat_map(|(w, mut word)| {
+        std::iter::from_fn(move || {
+            (word != 0).then(|| {
+                let i = word.trailing_zeros() as usize;
+                word &= word - 1;
+                w * 64 + i
+            })
+        })
+    })
+}
+
+/// The rows of one pass's links, made when first asked for.
+pub(super) struct Reach {
+    /// The links (Y, X) the rows were made with, and whether the board's
+    /// candidates fitted; `None` until made for the pass.
+    made: Option<((bool, bool), bool)>,
+    /// Per candidate (`cell * 9 + digit - 1`) of the board, its place
+    /// among them (the board's other entries are stale, never read).
+    place: Box<[u8; 729]>,
+    /// The board's candidates (as "on"s), in cell and digit order.
+    pots: Vec<Pot>,
+    /// Per candidate: the "on"s its "on" implies through one "off".
+    hops: Vec<Bits>,
+    /// Per candidate: the "on"s its "off" implies.
+    strong: Vec<Bits>,
+}
+
+impl Reach {
+    pub(super) fn new() -> Reach {
+        Reach {
+            made: None,
+            place: Box::new([0; 729]),
+            pots: Vec::new(),
+            hops: Vec::new(),
+            strong: Vec::new(),
+        }
+    }
+
+    /// To be called when a pass starts: the rows are made again, from
+    /// its board and links, when next asked for.
+    pub(super) fn forget(&mut self) {
+        self.made = None;
+    }
+
+    /// True when the search from `start` for its own candidate in the
+    /// other state (a forcing chain) finds it with this `limit`: when it
+    /// meets it at a layer below the limit, as the searches count layers
+    /// (the start is layer 0, the nodes it links to layer 1, ...). With
+    /// the pass's `board` and `links` (`y`; X links always, as forcing
+    /// chains need them).
+    pub(super) fn finds(
+        &mut self,
+        board: &Board,
+        links: &Links,
+        y: bool,
+        start: Pot,
+        limit: u32,
+    ) -> bool {
+        if !self.made(board, links, (y, true)) {
+            // Too many candidates for the rows: every search is made.
+            return true;
+        }
+        let a = self.place[(start.0 >> 1) as usize] as usize;
+        let met = if start.on() {
+            self.own_off_layer(links, y, a, limit)
+        } else {
+            self.own_on_layer(a, limit)
+        };
+        met < limit
+    }
+
+    /// False when no cycle through `start` (an "on") of at most `limit`
+    /// nodes can exist, with the pass's `board` and `links` (`kinds`: Y,
+    /// X). A cycle search closes a cycle when an "on" it meets links
+    /// to the "off" of one of the start's partners (the "on"s its "off"
+    /// implies), an "off" the start's own first layer holds, and that
+    /// "on" was not met through that same "off": so some "on" linking to
+    /// the partner's "off" must be met from the start's other first
+    /// "off"s, at most `limit - 2` layers out.
+    pub(super) fn may_cycle(
+        &mut self,
+        board: &Board,
+        links: &Links,
+        kinds: (bool, bool),
+        start: Pot,
+        limit: u32,
+    ) -> bool {
+        if !self.made(board, links, kinds) {
+            return true;
+        }
+        let y = kinds.0;
+        let s = self.place[(start.0 >> 1) as usize] as usize;
+        let firsts = links.offs_of_on(start, y);
+        for q in places(self.strong[s]) {
+            let mut seen = EMPTY;
+            set(&mut seen, s);
+            let mut layer = EMPTY;
+            for &b in firsts {
+                let b = self.place[(b.0 >> 1) as usize] as usize;
+                if b != q {
+                    or(&mut layer, &self.strong[b]);
+                }
+            }
+            for (l, s) in layer.iter_mut().zip(&mut seen) {
+                *l &= !*s;
+                *s |= *l;
+            }
+            let mut partner = EMPTY;
+            for &p in links.offs_of_on(self.pots[q], y) {
+                set(&mut partner, self.place[(p.0 >> 1) as usize] as usize);
+            }
+            if limit >= 4 && self.layers(layer, seen, &partner, 2, limit - 1) != NEVER {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Makes the rows if not made for this pass; false if the board's
+    /// candidates do not fit them.
+    fn made(&mut self, board: &Board, links: &Links, kinds: (bool, bool)) -> bool {
+        match self.made {
+            Some((made, fits)) if made == kinds => fits,
+            _ => {
+                let fits = self.rows(board, links, kinds);
+                self.made = Some((kinds, fits));
+                fits
+            }
+        }
+    }
+
+    /// Makes the rows of `board`'s candidates; false if there are more
+    /// than [`MOST`].
+    fn rows(&mut self, board: &Board, links: &Links, (y, x): (bool, bool)) -> bool {
+        self.pots.clear();
+        for cell in 0..81u8 {
+            for d in digits(board.cands(cell)) {
+                if self.pots.len() == MOST {
+                    return false;
+                }
+                self.place[cell as usize * 9 + d as usize - 1] = self.pots.len() as u8;
+                self.pots.push(Pot::new(cell, d, true));
+            }
+        }
+        let n = self.pots.len();
+        let place = |p: Pot| self.place[(p.0 >> 1) as usize] as usize;
+        self.strong.clear();
+        self.strong.extend(self.pots.iter().map(|&on| {
+            let mut row = EMPTY;
+            for &q in links.ons_of_off(on.flipped(), y, x) {
+                set(&mut row, place(q));
+            }
+            row
+        }));
+        // A hop is a link to an "off" then a strong link on: made from
+        // each strong link back to the "on"s that imply its "off" (the
+        // same candidates as its "on" implies the "off"s of), since most
+        // "off"s lead nowhere.
+        self.hops.clear();
+        self.hops.resize(n, EMPTY);
+        for b in 0..n {
+            let strong = self.strong[b];
+            if strong == EMPTY {
+                continue;
+            }
+            for &q in links.offs_of_on(self.pots[b], y) {
+                or(&mut self.hops[place(q)], &strong);
+            }
+        }
+        true
+    }
+
+    /// From candidate `a` "on": the layer where its "off" is met. Layer
+    /// 2k holds the "on"s first met after k hops, and the "off" comes a
+    /// layer after the first of them that implies it.
+    fn own_off_layer(&self, links: &Links, y: bool, a: usize, layers: u32) -> u32 {
+        let mut seen = EMPTY;
+        set(&mut seen, a);
+        // The "on"s that imply its "off": those whose "off" its "on"
+        // implies.
+        let mut weak = EMPTY;
+        for &q in links.offs_of_on(self.pots[a], y) {
+            set(&mut weak, self.place[(q.0 >> 1) as usize] as usize);
+        }
+        self.layers(seen, seen, &weak, 1, layers)
+    }
+
+    /// From candidate `a` "off": the layer where its "on" is met. Layer 1
+    /// holds the "on"s the "off" implies, then every other layer the
+    /// "on"s first met one hop further.
+    fn own_on_layer(&self, a: usize, layers: u32) -> u32 {
+        let mut target = EMPTY;
+        set(&mut target, a);
+        let first = self.strong[a];
+        self.layers(first, first, &target, 1, layers)
+    }
+
+    /// Hop by hop from `layer` (the "on"s met so far, `seen`): the layer
+    /// number where `layer` first meets `target`, counting from
+    /// `at`, two layers a hop.
+    fn layers(
+        &self,
+        mut layer: Bits,
+        mut seen: Bits,
+        target: &Bits,
+        mut at: u32,
+        layers: u32,
+    ) -> u32 {
+        while at < layers {
+            if meets(&layer, target) {
+                return at;
+            }
+            let mut next = EMPTY;
+            for c in places(layer) {
+                or(&mut next, &self.hops[c]);
+            }
+            for (n, s) in next.iter_mut().zip(&mut seen) {
+                *n &= !*s;
+                *s |= *n;
+            }
+            if next == EMPTY {
+                break;
+            }
+            layer = next;
+            at += 2;
+        }
+        NEVER
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{forcing_from_off, Chains, PASSES};
+    use super::*;
+    use crate::puzzle::grid::Grid;
+    use crate::tasks::grade::test_boards::each_thinned;
+
+    /// What the rows say is what the searches find, from every candidate
+    /// of sample boards (whole, and thinned to fewer candidates), with
+    /// each pass's links and limits from the shortest to none: `finds`
+    /// exactly as a forcing chain's search (from "on" and from "off"),
+    /// and `may_cycle` false only where the cycle search finds no cycle.
+    /// On a board with more candidates than the rows hold, every search
+    /// is made.
+    #[test]
+    fn rows_say_what_the_searches_find() {
+        let mut chains = Chains::new();
+        let mut reach = Reach::new();
+        let mut counts = [0u32; 5];
+        let mut check = |line: &str, board: &Board| {
+            let [found, not_found, cycles, ruled_out, too_many] = &mut counts;
+            let whole = (0..81u8)
+                .map(|c| board.cands(c).count_ones() as usize)
+                .sum::<usize>()
+                > MOST;
+            *too_many += whole as u32;
+            chains.links.build(board);
+            for (y, x) in PASSES {
+                reach.forget();
+                for cell in 0..81u8 {
+                    for d in digits(board.cands(cell)) {
+                        let start = Pot::new(cell, d, true);
+                        let at = format!("{line}, links {y} {x}, r{cell}d{d}");
+                        for limit in [2, 3, 4, 5, 6, 7, 10, 15, u32::MAX] {
+                            if x {
+                                chains.arena.clear();
+                                let limits = (0, limit);
+                                let on = chains.cycles(board, start, (y, x), limits, &mut None);
+                                let rows = reach.finds(board, &chains.links, y, start, limit);
+                                assert_eq!(rows, on.is_some() || whole, "{at} on, limit {limit}");
+                                let off = forcing_from_off(
+                                    &mut chains.tree,
+                                    &mut chains.arena,
+                                    &mut chains.scratch,
+                                    &chains.links,
+                                    start.flipped(),
+                                    y,
+                                    limit,
+                                );
+                                let from = start.flipped();
+                                let rows = reach.finds(board, &chains.links, y, from, limit);
+                                assert_eq!(rows, off.is_some() || whole, "{at} off, limit {limit}");
+                                *found += on.is_some() as u32 + off.is_some() as u32;
+                                *not_found += on.is_none() as u32 + off.is_none() as u32;
+                            }
+                            if limit >= 4 {
+                                chains.arena.clear();
+                                let mut cycle = None;
+                                chains.cycles(board, start, (y, x), (limit, 0), &mut cycle);
+                                if !reach.may_cycle(board, &chains.links, (y, x), start, limit) {
+                                    assert!(cycle.is_none() && !whole, "{at} cycle, limit {limit}");
+                                    *ruled_out += 1;
+                                }
+                                *cycles += cycle.is_some() as u32;
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        for (line, board, _) in crate::tasks::grade::test_boards::sample(3) {
+            check(line, &board);
+        }
+        // Seventeen givens: more candidates than the rows hold.
+        let line =
+            "000000010400000000020000000000050407008000300001090000300400200050100000000806000";
+        check(
+            line,
+            &Board::new(&Grid::parse_line(line.as_bytes()).unwrap()),
+        );
+        each_thinned(8, 3, 3, 7, |line, _, board, _| check(line, board));
+        let [found, not_found, cycles, ruled_out, too_many] = counts;
+        assert!(
+            found > 500 && not_found > 5_000 && cycles > 50 && ruled_out > 5_000 && too_many > 0,
+            "{counts:?}"
+        );
+    }
+}
