@@ -258,8 +258,12 @@ impl Reach {
                 return at;
             }
             let mut next = EMPTY;
-            for c in places(layer) {
-                or(&mut next, &self.hops[c]);
+            for (w, mut word) in layer.into_iter().enumerate() {
+                while word != 0 {
+                    let c = w * 64 + word.trailing_zeros() as usize;
+                    or(&mut next, &self.hops[c]);
+                    word &= word - 1;
+                }
             }
             for (n, s) in next.iter_mut().zip(&mut seen) {
                 *n &= !*s;
