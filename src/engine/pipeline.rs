@@ -9,6 +9,7 @@
 use rayon::ThreadPool;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::{mpsc, Mutex};
 
 /// Output buffers handed back by the writer for workers to fill again.
@@ -64,7 +65,8 @@ pub enum Stop<E> {
 /// When `jobs` yields an error, no further jobs start, but results of jobs
 /// already started are still given to the sink in order; then the error is
 /// returned. When `sink` breaks, no further jobs start and results not yet
-/// given are dropped.
+/// given are dropped. When `work` panics, the call panics with its payload
+/// once the jobs running have finished.
 pub fn run_ordered<'env, J, R, E, I, W, S>(
     pool: &ThreadPool,
     jobs: I,
@@ -82,7 +84,7 @@ where
     let max_in_flight = max_in_flight.max(1);
     let work = &work;
     pool.in_place_scope_fifo(|scope| {
-        let (tx, rx) = mpsc::channel::<(u64, R)>();
+        let (tx, rx) = mpsc::channel::<(u64, std::thread::Result<R>)>();
         let mut jobs = jobs;
         let mut started = 0u64;
         let mut next_to_write = 0u64;
@@ -102,8 +104,12 @@ where
                         let tx = tx.clone();
                         let seq = started;
                         scope.spawn_fifo(move |_| {
+                            // A panic (a bug, never input) goes to the
+                            // calling thread with the job's place, which
+                            // would otherwise wait for its result forever.
+                            let result = panic::catch_unwind(AssertUnwindSafe(|| work(job)));
                             // The receiver outlives every job of the scope.
-                            let _ = tx.send((seq, work(job)));
+                            let _ = tx.send((seq, result));
                         });
                         started += 1;
                     }
@@ -115,7 +121,12 @@ where
             }
             if in_flight > 0 {
                 let (seq, result) = rx.recv().expect("a sender lives while jobs run");
-                waiting.insert(seq, result);
+                match result {
+                    Ok(result) => waiting.insert(seq, result),
+                    // The run ends with the job's panic once the jobs
+                    // running have finished (the scope waits for them).
+                    Err(payload) => panic::resume_unwind(payload),
+                };
             }
             while let Some(result) = waiting.remove(&next_to_write) {
                 next_to_write += 1;
@@ -169,6 +180,28 @@ mod tests {
         )
         .unwrap();
         assert_eq!(seen, (0..200).map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    /// A job that panics ends the run with its panic: the caller does not
+    /// wait forever for the result it will never send.
+    #[test]
+    fn a_panicking_job_ends_the_run_with_its_panic() {
+        let (done, ended) = mpsc::channel();
+        std::thread::spawn(move || {
+            let run = panic::catch_unwind(|| {
+                let jobs = (0..100u64).map(Ok::<_, ()>);
+                let work = |i| if i == 7 { panic!("job 7") } else { i };
+                run_ordered(&pool(2), jobs, 4, work, |_| ControlFlow::Continue(()))
+            });
+            let message = run
+                .err()
+                .and_then(|p| p.downcast_ref::<&str>().map(|s| s.to_string()));
+            let _ = done.send(message);
+        });
+        let message = ended
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the run ended");
+        assert_eq!(message.as_deref(), Some("job 7"));
     }
 
     #[test]
