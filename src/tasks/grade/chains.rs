@@ -932,19 +932,6 @@ impl Chains {
         // for less. From "on", the layer `reach` counts is the search's
         // `length`; from "off", one less than its `depth + 1`.
         let start = Pot::new(cell, d, true);
-        let mut finds = |from: Pot| {
-            chain_limit >= 2 && self.reach.finds(board, &self.links, y, from, chain_limit)
-        };
-        let on_limit = if from_on && finds(start) {
-            chain_limit
-        } else {
-            0
-        };
-        let off_limit = if from_off && finds(start.flipped()) {
-            chain_limit
-        } else {
-            0
-        };
         // So is a cycle search where no cycle can close.
         let cycle_limit = if cycle_limit >= 4
             && !self
@@ -954,6 +941,21 @@ impl Chains {
             0
         } else {
             cycle_limit
+        };
+        let mut finds = |from: Pot| {
+            chain_limit >= 2 && self.reach.finds(board, &self.links, y, from, chain_limit)
+        };
+        // A cycle search at least as deep as the forcing chain's limit
+        // makes the same layers: it seeks the chain at no cost.
+        let on_limit = if from_on && (cycle_limit >= chain_limit || finds(start)) {
+            chain_limit
+        } else {
+            0
+        };
+        let off_limit = if from_off && finds(start.flipped()) {
+            chain_limit
+        } else {
+            0
         };
         let order = (((pass as u64 * 81 + cell as u64) * 9 + d as u64 - 1) * 3) << 32;
         // A cycle has four nodes or more; a forcing chain two or more.
