@@ -583,8 +583,6 @@ impl Extend<NodeId> for Queue {
 /// Buffers a breadth-first search reuses from one start to the next.
 #[derive(Default)]
 struct Scratch {
-    /// A pass's starts, in order.
-    starts: Vec<(u8, u8)>,
     on: Vec<Pot>,
     off: Vec<Pot>,
     /// A cycle search's pending "off"s: (candidate, parent, a repeat?).
@@ -606,7 +604,7 @@ pub struct Chains {
     scratch: Scratch,
     links: Links,
     tree: Tree,
-    /// How deep each start's forcing chains lie, for a pass's searches.
+    /// Which of a pass's searches can find anything, told on bit rows.
     reach: reach::Reach,
     best: Option<Found>,
     /// The place in SE's list of the next hint offered.
@@ -842,8 +840,7 @@ impl Chains {
     /// One pass over every candidate.
     fn pass(&mut self, board: &Board, pass: usize, links: (bool, bool)) {
         let x = links.1;
-        let mut starts = std::mem::take(&mut self.scratch.starts);
-        starts.clear();
+        self.reach.forget();
         for cell in 0..81u8 {
             let cands = board.cands(cell);
             if cands.count_ones() < 2 || (!x && cands.count_ones() > 2) {
@@ -853,14 +850,9 @@ impl Chains {
                 if pass == X_PASS && self.x_quiet[d as usize - 1] == Some(board.cells_with(d)) {
                     continue;
                 }
-                starts.push((cell, d));
+                self.unary(board, pass, cell, d, links);
             }
         }
-        self.reach.forget();
-        for &(cell, d) in &starts {
-            self.unary(board, pass, cell, d, links);
-        }
-        self.scratch.starts = starts;
     }
 
     /// Nishio forcing chains (7.5+).
@@ -927,12 +919,10 @@ impl Chains {
             0
         };
         let (from_on, from_off) = self.can_prove(cell, d);
-        // A forcing chain's search is made only where it finds something
-        // (see `reach`): nearly all find nothing, and bit rows tell that
-        // for less. From "on", the layer `reach` counts is the search's
-        // `length`; from "off", one less than its `depth + 1`.
+        // Searches are made only where they can find something (see
+        // `reach`): nearly all find nothing, and bit rows tell that for
+        // less. No cycle search where no cycle can close.
         let start = Pot::new(cell, d, true);
-        // So is a cycle search where no cycle can close.
         let cycle_limit = if cycle_limit >= 4
             && !self
                 .reach
@@ -945,8 +935,11 @@ impl Chains {
         let mut finds = |from: Pot| {
             chain_limit >= 2 && self.reach.finds(board, &self.links, y, from, chain_limit)
         };
-        // A cycle search at least as deep as the forcing chain's limit
-        // makes the same layers: it seeks the chain at no cost.
+        // A forcing chain's search where it meets its target within its
+        // limit (from "on", the layer `reach` counts is the search's
+        // `length`; from "off", one less than its `depth + 1`); from "on"
+        // also where the cycle search goes as deep anyway: in the same
+        // layers, it seeks the chain at no cost.
         let on_limit = if from_on && (cycle_limit >= chain_limit || finds(start)) {
             chain_limit
         } else {

@@ -132,6 +132,10 @@ impl Reach {
         start: Pot,
         limit: u32,
     ) -> bool {
+        if limit < 4 {
+            // A cycle has four nodes or more.
+            return false;
+        }
         if !self.made(board, links, kinds) {
             return true;
         }
@@ -156,7 +160,7 @@ impl Reach {
             for &p in links.offs_of_on(self.pots[q], y) {
                 set(&mut partner, self.place[(p.0 >> 1) as usize] as usize);
             }
-            if limit >= 4 && self.layers(layer, seen, &partner, 2, limit - 1) != NEVER {
+            if self.layers(layer, seen, &partner, 2, limit - 1) != NEVER {
                 return true;
             }
         }
@@ -223,7 +227,7 @@ impl Reach {
     fn own_off_layer(&self, links: &Links, y: bool, a: usize, layers: u32) -> u32 {
         let mut seen = EMPTY;
         set(&mut seen, a);
-        // The "on"s that imply its "off": those whose "off" its "on"
+        // The "on"s that imply its "off": those whose "off"s its "on"
         // implies.
         let mut weak = EMPTY;
         for &q in links.offs_of_on(self.pots[a], y) {
