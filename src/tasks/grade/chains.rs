@@ -607,6 +607,9 @@ pub struct Chains {
     /// Which of a pass's searches can find anything, told on bit rows.
     reach: reach::Reach,
     best: Option<Found>,
+    /// The pass's depth limits (cycle, forcing chain) for the best so
+    /// far, made again when a pass starts or the best changes.
+    limits: Option<(u32, u32)>,
     /// The place in SE's list of the next hint offered.
     order: u64,
     /// Per digit, its cells when the X pass last searched all of its
@@ -781,6 +784,7 @@ impl Chains {
             tree: Tree::new(),
             reach: reach::Reach::new(),
             best: None,
+            limits: None,
             order: 0,
             x_quiet: [None; 9],
             y_quiet: None,
@@ -841,6 +845,7 @@ impl Chains {
     fn pass(&mut self, board: &Board, pass: usize, links: (bool, bool)) {
         let x = links.1;
         self.reach.forget();
+        self.limits = None;
         for cell in 0..81u8 {
             let cands = board.cands(cell);
             if cands.count_ones() < 2 || (!x && cands.count_ones() > 2) {
@@ -873,6 +878,7 @@ impl Chains {
     fn offer(&mut self, found: Found) {
         if self.best.as_ref().is_none_or(|b| found.before(b)) {
             self.best = Some(found);
+            self.limits = None;
         }
     }
 
@@ -912,11 +918,17 @@ impl Chains {
         // Only hints that would come before the best so far matter, and a
         // chain's rating and length grow with its depth: stop the search
         // at the depth where nothing found could come first any more.
-        let cycle_limit = self.complexity_limit(cycle_base, kind);
-        let chain_limit = if x {
-            self.complexity_limit(chain_base, kind)
-        } else {
-            0
+        let (cycle_limit, chain_limit) = match self.limits {
+            Some(limits) => limits,
+            None => {
+                let cycle_limit = self.complexity_limit(cycle_base, kind);
+                let chain_limit = if x {
+                    self.complexity_limit(chain_base, kind)
+                } else {
+                    0
+                };
+                *self.limits.insert((cycle_limit, chain_limit))
+            }
         };
         let (from_on, from_off) = self.can_prove(cell, d);
         // Searches are made only where they can find something (see
