@@ -43,6 +43,15 @@ fn set(a: &mut Bits, i: usize) {
     a[i / 64] |= 1 << (i % 64);
 }
 
+/// Takes out of `layer` the candidates already in `seen`, and adds the
+/// rest to it: what a breadth-first layer newly meets.
+fn keep_new(layer: &mut Bits, seen: &mut Bits) {
+    for (l, s) in layer.iter_mut().zip(seen) {
+        *l &= !*s;
+        *s |= *l;
+    }
+}
+
 /// Each set bit's place, in order.
 fn places(a: Bits) -> impl Iterator<Item = usize> {
     a.into_iter().enumerate().flat_map(|(w, mut word)| {
@@ -107,7 +116,7 @@ impl Reach {
             // Too many candidates for the rows: every search is made.
             return true;
         }
-        let a = self.place[(start.0 >> 1) as usize] as usize;
+        let a = self.place_of(start);
         let met = if start.on() {
             self.own_off_layer(links, y, a, limit)
         } else {
@@ -140,26 +149,20 @@ impl Reach {
             return true;
         }
         let y = kinds.0;
-        let s = self.place[(start.0 >> 1) as usize] as usize;
+        let s = self.place_of(start);
         let firsts = links.offs_of_on(start, y);
         for q in places(self.strong[s]) {
             let mut seen = EMPTY;
             set(&mut seen, s);
             let mut layer = EMPTY;
             for &b in firsts {
-                let b = self.place[(b.0 >> 1) as usize] as usize;
+                let b = self.place_of(b);
                 if b != q {
                     or(&mut layer, &self.strong[b]);
                 }
             }
-            for (l, s) in layer.iter_mut().zip(&mut seen) {
-                *l &= !*s;
-                *s |= *l;
-            }
-            let mut partner = EMPTY;
-            for &p in links.offs_of_on(self.pots[q], y) {
-                set(&mut partner, self.place[(p.0 >> 1) as usize] as usize);
-            }
+            keep_new(&mut layer, &mut seen);
+            let partner = self.implying_off(links, y, q);
             if self.layers(layer, seen, &partner, 2, limit - 1) != NEVER {
                 return true;
             }
@@ -194,6 +197,7 @@ impl Reach {
             }
         }
         let n = self.pots.len();
+        // (The fields apart: the rows are written while it reads.)
         let place = |p: Pot| self.place[(p.0 >> 1) as usize] as usize;
         self.strong.clear();
         self.strong.extend(self.pots.iter().map(|&on| {
@@ -227,13 +231,22 @@ impl Reach {
     fn own_off_layer(&self, links: &Links, y: bool, a: usize, layers: u32) -> u32 {
         let mut seen = EMPTY;
         set(&mut seen, a);
-        // The "on"s that imply its "off": those whose "off"s its "on"
-        // implies.
-        let mut weak = EMPTY;
+        self.layers(seen, seen, &self.implying_off(links, y, a), 1, layers)
+    }
+
+    /// The candidates whose "on" implies candidate `a`'s "off": those
+    /// whose "off"s its "on" implies (the links are the same both ways).
+    fn implying_off(&self, links: &Links, y: bool, a: usize) -> Bits {
+        let mut row = EMPTY;
         for &q in links.offs_of_on(self.pots[a], y) {
-            set(&mut weak, self.place[(q.0 >> 1) as usize] as usize);
+            set(&mut row, self.place_of(q));
         }
-        self.layers(seen, seen, &weak, 1, layers)
+        row
+    }
+
+    /// A candidate's place among the board's (see `place`).
+    fn place_of(&self, p: Pot) -> usize {
+        self.place[(p.0 >> 1) as usize] as usize
     }
 
     /// From candidate `a` "off": the layer where its "on" is met. Layer 1
@@ -269,10 +282,7 @@ impl Reach {
                     word &= word - 1;
                 }
             }
-            for (n, s) in next.iter_mut().zip(&mut seen) {
-                *n &= !*s;
-                *s |= *n;
-            }
+            keep_new(&mut next, &mut seen);
             if next == EMPTY {
                 break;
             }
