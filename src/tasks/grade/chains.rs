@@ -94,13 +94,13 @@ impl Arena {
     /// differ (a search meets each candidate-with-state once). A walk up
     /// one line, not through every parent.
     fn least_ancestors(&self, id: NodeId) -> u32 {
-        let mut count = 1;
-        let mut at = id;
-        while let Some(up) = self.first_parent(at) {
-            count += 1;
-            at = up;
-        }
-        count
+        self.first_parent_line(id).count() as u32
+    }
+
+    /// `id`, then its first parent, that one's first parent, ... up to
+    /// the root.
+    fn first_parent_line(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        std::iter::successors(Some(id), |&at| self.first_parent(at))
     }
 
     /// Adds a parent to `id`, which must be the node made last.
@@ -893,12 +893,9 @@ impl Chains {
     /// The branch a node stands on: its first-parent line, from the
     /// assumption to the node.
     fn branch(&self, id: NodeId) -> Vec<Pot> {
-        let mut line = vec![self.arena.pot(id)];
-        let mut at = id;
-        while let Some(up) = self.arena.first_parent(at) {
-            line.push(self.arena.pot(up));
-            at = up;
-        }
+        let mut line: Vec<Pot> = (self.arena.first_parent_line(id))
+            .map(|n| self.arena.pot(n))
+            .collect();
         line.reverse();
         line
     }
