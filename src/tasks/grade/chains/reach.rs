@@ -1,5 +1,5 @@
-//! Which searches of the first chaining producer can find something,
-//! told on rows of bits.
+//! Which searches of the first chaining producer, and which cells of a
+//! multiple chains pass, can find something, told on rows of bits.
 //!
 //! The producer searches from each candidate "on" for its own "off" (the
 //! candidate is false) and for cycles back to it, and from each "off"
@@ -13,9 +13,19 @@
 //! target within its limit, and, for cycles, whether one could close: a
 //! search that cannot find anything is not made. Each search asks in
 //! turn, with its limits then.
+//!
+//! Multiple forcing chains (8.0+) follow the same links (X and Y, the
+//! board's) from each candidate of a cell "on", to the end, and compare
+//! the sets reached. Where no contradiction is met a search reaches
+//! everything its start implies, so the "on"s are the start's component
+//! of the hops and every component that one reaches (Tarjan's order
+//! makes them all in one walk), the "off"s those "on"s' links. A cell
+//! whose sets meet nowhere is not searched: most cells of such passes
+//! on hard puzzles.
 
 use super::{Links, Pot};
-use crate::tasks::grade::board::{digits, Board};
+use crate::puzzle::grid::UNIT_CELLS;
+use crate::tasks::grade::board::{bit, cells_of, digits, units_of, Board, UNIT_MASKS};
 
 /// A set of the board's candidates, by their place in [`Reach::pots`].
 type Bits = [u64; WORDS];
@@ -33,6 +43,12 @@ fn or(a: &mut Bits, b: &Bits) {
     for (a, b) in a.iter_mut().zip(b) {
         *a |= b;
     }
+}
+
+/// What both pairs of rows hold.
+fn both(a: &(Bits, Bits), b: &(Bits, Bits)) -> (Bits, Bits) {
+    let and = |x: &Bits, y: &Bits| std::array::from_fn(|w| x[w] & y[w]);
+    (and(&a.0, &b.0), and(&a.1, &b.1))
 }
 
 fn meets(a: &Bits, b: &Bits) -> bool {
@@ -79,7 +95,32 @@ pub(super) struct Reach {
     hops: Vec<Bits>,
     /// Per candidate: the "on"s its "off" implies.
     strong: Vec<Bits>,
+    /// Everything each candidate's "on" implies (see [`Reach::implied`]),
+    /// made when first asked for in a pass.
+    closure: Closure,
 }
+
+/// What each candidate's "on" implies, followed to the end: per
+/// strongly connected component of the hops (its "on"s imply each
+/// other's), the "on"s and the "off"s its members imply.
+#[derive(Default)]
+struct Closure {
+    made: bool,
+    /// Per candidate, its component.
+    component: Vec<u16>,
+    on: Vec<Bits>,
+    off: Vec<Bits>,
+    /// Tarjan's search: per candidate its number in the walk and the
+    /// lowest number it reaches (`UNSEEN` before it is met), the
+    /// candidates met whose component is open, and the walk's path
+    /// (each candidate with the hops it has yet to follow).
+    number: Vec<u16>,
+    low: Vec<u16>,
+    open: Vec<u8>,
+    path: Vec<(u8, Bits)>,
+}
+
+const UNSEEN: u16 = u16::MAX;
 
 impl Reach {
     pub(super) fn new() -> Reach {
@@ -89,6 +130,7 @@ impl Reach {
             pots: Vec::new(),
             hops: Vec::new(),
             strong: Vec::new(),
+            closure: Closure::default(),
         }
     }
 
@@ -96,6 +138,150 @@ impl Reach {
     /// its board and links, when next asked for.
     pub(super) fn forget(&mut self) {
         self.made = None;
+        self.closure.made = false;
+    }
+
+    /// False when multiple forcing chains (static, X and Y links) can
+    /// conclude nothing from `cell` (of three candidates or more): the
+    /// search from each of its digits on, and from each other place of
+    /// a digit in a region where `cell` is the first, meets no
+    /// contradiction (which would end its sets where it is met), and
+    /// neither every digit's sets nor every place's meet where that
+    /// would change the board. With the pass's `board` and `links`.
+    pub(super) fn may_conclude(&mut self, board: &Board, links: &Links, cell: u8) -> bool {
+        if !self.made(board, links, (true, true)) {
+            return true;
+        }
+        if !self.closure.made {
+            self.close(links);
+        }
+        let mut every_digit: Option<(Bits, Bits)> = None;
+        for d in digits(board.cands(cell)) {
+            let Some(own) = self.implied(cell, d) else {
+                return true;
+            };
+            for u in units_of(cell) {
+                let places = board.positions(u, d);
+                if places.count_ones() < 2
+                    || UNIT_CELLS[u][places.trailing_zeros() as usize] != cell
+                {
+                    continue;
+                }
+                let mut every_place = own;
+                for other in cells_of(board.cells_with(d) & UNIT_MASKS[u] & !(1 << cell)) {
+                    let Some(implied) = self.implied(other, d) else {
+                        return true;
+                    };
+                    every_place = both(&every_place, &implied);
+                }
+                if self.concludes(board, &every_place) {
+                    return true;
+                }
+            }
+            every_digit = Some(match every_digit {
+                None => own,
+                Some(before) => both(&before, &own),
+            });
+        }
+        every_digit.is_some_and(|every| self.concludes(board, &every))
+    }
+
+    /// What candidate `d` of `cell`, on, implies: the "on"s and the
+    /// "off"s a search from it reaches; `None` where those meet (a
+    /// candidate both on and off: a contradiction).
+    fn implied(&self, cell: u8, d: u8) -> Option<(Bits, Bits)> {
+        let a = self.place[cell as usize * 9 + d as usize - 1] as usize;
+        let k = self.closure.component[a] as usize;
+        let (on, off) = (self.closure.on[k], self.closure.off[k]);
+        (!meets(&on, &off)).then_some((on, off))
+    }
+
+    /// True when some candidate of `implied` would be a conclusion that
+    /// changes `board`: an "off" removes its candidate, an "on" the
+    /// cell's others.
+    fn concludes(&self, board: &Board, (on, off): &(Bits, Bits)) -> bool {
+        *off != EMPTY
+            || places(*on).any(|i| {
+                let p = self.pots[i];
+                board.cands(p.cell()) != bit(p.digit())
+            })
+    }
+
+    /// Makes [`Closure`] from the hops, each component when every one it
+    /// reaches is done (Tarjan's order: a component is complete only
+    /// after those it reaches), by OR-ing theirs into its own.
+    fn close(&mut self, links: &Links) {
+        let n = self.pots.len();
+        let c = &mut self.closure;
+        c.made = true;
+        c.component.clear();
+        c.component.resize(n, u16::MAX);
+        c.on.clear();
+        c.off.clear();
+        c.number.clear();
+        c.number.resize(n, UNSEEN);
+        c.low.clear();
+        c.low.resize(n, UNSEEN);
+        let mut count = 0u16;
+        for root in 0..n {
+            if c.number[root] != UNSEEN {
+                continue;
+            }
+            c.number[root] = count;
+            c.low[root] = count;
+            count += 1;
+            c.open.push(root as u8);
+            c.path.push((root as u8, self.hops[root]));
+            while let Some((v, rest)) = c.path.last_mut() {
+                let v = *v as usize;
+                if let Some(w) = places(*rest).next() {
+                    rest[w / 64] &= !(1 << (w % 64));
+                    if c.number[w] == UNSEEN {
+                        c.number[w] = count;
+                        c.low[w] = count;
+                        count += 1;
+                        c.open.push(w as u8);
+                        c.path.push((w as u8, self.hops[w]));
+                    } else if c.component[w] == u16::MAX {
+                        // Met and still open: in the walk's component.
+                        c.low[v] = c.low[v].min(c.number[w]);
+                    }
+                    continue;
+                }
+                c.path.pop();
+                if let Some(&(parent, _)) = c.path.last() {
+                    c.low[parent as usize] = c.low[parent as usize].min(c.low[v]);
+                }
+                if c.low[v] != c.number[v] {
+                    continue;
+                }
+                // `v` heads a component: the open candidates from it on.
+                let k = c.on.len();
+                let at = c.open.iter().rposition(|&m| m as usize == v).expect("open");
+                let (mut on, mut off, mut next) = (EMPTY, EMPTY, EMPTY);
+                for &m in &c.open[at..] {
+                    let m = m as usize;
+                    c.component[m] = k as u16;
+                    set(&mut on, m);
+                    or(&mut next, &self.hops[m]);
+                    for &q in links.offs_of_on(self.pots[m], true) {
+                        set(&mut off, self.place[(q.0 >> 1) as usize] as usize);
+                    }
+                }
+                c.open.truncate(at);
+                // The components it reaches are complete; one met already
+                // is in another's closure, with all it implies.
+                for w in places(next) {
+                    if on[w / 64] & (1 << (w % 64)) == 0 {
+                        let j = c.component[w] as usize;
+                        or(&mut on, &c.on[j]);
+                        or(&mut off, &c.off[j]);
+                    }
+                }
+                c.on.push(on);
+                c.off.push(off);
+            }
+        }
     }
 
     /// True when the search from `start` for its own candidate in the
@@ -379,5 +565,92 @@ mod tests {
             found > 500 && not_found > 5_000 && cycles > 50 && ruled_out > 5_000 && too_many > 0,
             "{counts:?}"
         );
+    }
+
+    /// What `implied` says a candidate's "on" implies is what the multiple
+    /// chains' search from it reaches, and `None` exactly where that
+    /// search meets a contradiction; a cell `may_conclude` rules out
+    /// gives no hint. On the boards of sample paths where multiple
+    /// chains are searched (the next step rates 8.0 or more), and sample
+    /// boards thinned.
+    #[test]
+    fn closures_are_what_the_multiple_search_reaches() {
+        use super::super::{MULTIPLE, VALUE_OFF, VALUE_ON};
+        use crate::tasks::grade::{next_step, PathMemory, Rating};
+        let mut chains = Chains::new();
+        let mut reach = Reach::new();
+        let [mut contradictions, mut closures, mut ruled_out, mut searched] = [0u32; 4];
+        let mut check = |line: &str, board: &Board| {
+            chains.links.build(board);
+            reach.forget();
+            if !reach.made(board, &chains.links, (true, true)) {
+                return;
+            }
+            reach.close(&chains.links);
+            for cell in 0..81u8 {
+                for d in digits(board.cands(cell)) {
+                    chains.arena.clear();
+                    chains.remembered.forget();
+                    let on = Pot::new(cell, d, true);
+                    let absurd = chains.chain_from_on(board, on, VALUE_ON, VALUE_OFF, MULTIPLE);
+                    let at = format!("{line} r{cell}d{d}");
+                    let Some((ons, offs)) = reach.implied(cell, d) else {
+                        assert!(absurd.is_some(), "{at}: no contradiction met");
+                        contradictions += 1;
+                        continue;
+                    };
+                    assert!(absurd.is_none(), "{at}: a contradiction met");
+                    closures += 1;
+                    let pots = |row: Bits, state: bool| {
+                        let mut pots: Vec<u16> = places(row)
+                            .map(|i| Pot::new(reach.pots[i].cell(), reach.pots[i].digit(), state).0)
+                            .collect();
+                        pots.sort_unstable();
+                        pots
+                    };
+                    let reached = |set: usize| {
+                        let mut pots: Vec<u16> =
+                            chains.sets[set].entries().map(|(p, _)| p.0).collect();
+                        pots.sort_unstable();
+                        pots
+                    };
+                    assert_eq!(pots(ons, true), reached(VALUE_ON), "{at} on");
+                    assert_eq!(pots(offs, false), reached(VALUE_OFF), "{at} off");
+                }
+                if board.cands(cell).count_ones() < 3 {
+                    continue;
+                }
+                chains.best = None;
+                chains.arena.clear();
+                chains.remembered.forget();
+                chains.chains_of_cell(board, cell, MULTIPLE);
+                if reach.may_conclude(board, &chains.links, cell) {
+                    searched += 1;
+                } else {
+                    assert!(chains.best.is_none(), "{line} r{cell}: a hint");
+                    ruled_out += 1;
+                }
+            }
+        };
+        each_thinned(8, 4, 3, 5, |line, _, board, _| check(line, board));
+        let mut boards = 0;
+        for (line, mut board, solution) in crate::tasks::grade::test_boards::sample(3000) {
+            let mut memory = PathMemory::new(Some(&solution));
+            while let Some(step) = next_step(&board, &mut memory, Rating::MAX) {
+                if step.rating >= 80 {
+                    check(line, &board);
+                    boards += 1;
+                }
+                let before = board.clone();
+                step.apply(&mut board);
+                memory.step_taken(&before, &board);
+            }
+            if boards >= 40 {
+                break;
+            }
+        }
+        assert!(boards >= 40);
+        let counts = [contradictions, closures, ruled_out, searched];
+        assert!(counts.iter().all(|&n| n > 500), "{counts:?}");
     }
 }
