@@ -617,6 +617,11 @@ pub struct Chains {
     /// candidates in full and found nothing: an X search stays on one
     /// digit's cells, so while they are the same it finds nothing again.
     x_quiet: [Option<u128>; 9],
+    /// Per digit, the cells where a Nishio chain on it meets a
+    /// contradiction (see `one_digit`), and the digit's cells when they
+    /// were worked out: a Nishio chain stays on its digit's cells, so
+    /// while they are the same so are these.
+    nishio_proving: [Option<(u128, u128)>; 9],
     /// The bivalue cells' candidates (0 for other cells) when the Y pass
     /// last searched in full and found nothing: its cycles stand on those
     /// cells only, and what a cycle removes only shrinks as candidates go.
@@ -788,6 +793,7 @@ impl Chains {
             limits: None,
             order: 0,
             x_quiet: [None; 9],
+            nishio_proving: [None; 9],
             y_quiet: None,
             remembered: Remembered::default(),
         }
@@ -798,6 +804,7 @@ impl Chains {
     pub fn restart(&mut self, solution: Option<&Grid>) {
         self.solution = solution.map(|g| *g.cells());
         self.x_quiet = [None; 9];
+        self.nishio_proving = [None; 9];
         self.y_quiet = None;
         self.best = None;
         self.order = 0;
@@ -1233,16 +1240,32 @@ impl Chains {
     /// cost about what the searches do.
     fn may_conclude(&mut self, board: &Board, cell: u8, mode: Mode) -> bool {
         if mode.nishio {
-            digits(board.cands(cell)).any(|d| {
-                let (from_on, from_off) = self.can_prove(cell, d);
-                let places = board.cells_with(d);
-                (from_on && one_digit::contradicts(places, Pot::new(cell, d, true)))
-                    || (from_off && one_digit::contradicts(places, Pot::new(cell, d, false)))
-            })
+            digits(board.cands(cell)).any(|d| self.nishio_proves(board, d) & 1 << cell != 0)
         } else if !mode.dynamic {
             self.reach.may_conclude(board, &self.links, cell)
         } else {
             true
+        }
+    }
+
+    /// The cells where a Nishio chain on digit `d` (from the candidate
+    /// on, or off, as `can_prove` says) meets a contradiction.
+    fn nishio_proves(&mut self, board: &Board, d: u8) -> u128 {
+        let places = board.cells_with(d);
+        match self.nishio_proving[d as usize - 1] {
+            Some((cells, proving)) if cells == places => proving,
+            _ => {
+                let proving = cells_of(places)
+                    .filter(|&cell| {
+                        let (from_on, from_off) = self.can_prove(cell, d);
+                        let on = Pot::new(cell, d, true);
+                        (from_on && one_digit::contradicts(places, on))
+                            || (from_off && one_digit::contradicts(places, on.flipped()))
+                    })
+                    .fold(0, |m, c| m | 1 << c);
+                self.nishio_proving[d as usize - 1] = Some((places, proving));
+                proving
+            }
         }
     }
 
@@ -2088,6 +2111,31 @@ mod tests {
             }
         }
         assert_eq!(compared, 60);
+    }
+
+    /// The Nishio cells kept per digit are those worked out afresh,
+    /// along the paths of sample puzzles (boards losing candidates step
+    /// by step, most digits' cells unchanged from one to the next).
+    #[test]
+    fn nishio_cells_kept_are_those_worked_out_afresh() {
+        use crate::tasks::grade::{next_step, PathMemory, Rating};
+        let mut compared = 0;
+        for (line, mut board, solution) in crate::tasks::grade::test_boards::sample(200) {
+            let mut kept = Chains::knowing(Some(&solution));
+            let mut memory = PathMemory::new(Some(&solution));
+            while let Some(step) = next_step(&board, &mut memory, Rating::MAX) {
+                let mut fresh = Chains::knowing(Some(&solution));
+                for d in 1..=9 {
+                    let proving = kept.nishio_proves(&board, d);
+                    assert_eq!(proving, fresh.nishio_proves(&board, d), "{line} d{d}");
+                    compared += (proving != 0) as u32;
+                }
+                let before = board.clone();
+                step.apply(&mut board);
+                memory.step_taken(&before, &board);
+            }
+        }
+        assert!(compared > 100, "{compared}");
     }
 
     /// A tree forgets what older searches reached, also when its search
