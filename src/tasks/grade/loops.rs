@@ -49,18 +49,102 @@ fn loop_rating(len: usize) -> f64 {
     r
 }
 
-/// The first unique rectangle or loop step, as SE picks it.
-pub fn unique_loop(board: &Board) -> Option<Step> {
+/// What the loop search keeps from one board of a path to the next: the
+/// pairs of digits with no valid loop, and the board they were found on.
+///
+/// The loops on a pair of digits (their walks from each bivalue cell of
+/// that pair) stand on the cells holding both digits and read nothing but
+/// those cells' candidates. While none of those cells changes, a pair
+/// that had no loop has none still, and its walks are not made again.
+pub struct LoopMemory {
+    /// Bit `9 * a + b` (digits `a < b`, from 0): that pair had no loop.
+    quiet: u128,
+    /// The board's candidates and digits' cells when `quiet` was found.
+    cands: [u16; 81],
+    cells_with: [u128; 9],
+}
+
+impl LoopMemory {
+    pub fn new() -> LoopMemory {
+        LoopMemory {
+            quiet: 0,
+            cands: [0; 81],
+            cells_with: [0; 9],
+        }
+    }
+
+    /// The pairs still without a loop on `board`: quiet on the board
+    /// before, and none of their cells (then or now) changed since.
+    fn still_quiet(&self, board: &Board) -> u128 {
+        let changed = (0..81u8)
+            .filter(|&c| board.cands(c) != self.cands[c as usize])
+            .fold(0u128, |m, c| m | 1 << c);
+        let mut quiet = self.quiet;
+        let mut pairs = self.quiet;
+        while pairs != 0 {
+            let k = pairs.trailing_zeros() as usize;
+            pairs &= pairs - 1;
+            let (a, b) = (k / 9, k % 9);
+            let before = self.cells_with[a] & self.cells_with[b];
+            let now = board.cells_with(a as u8 + 1) & board.cells_with(b as u8 + 1);
+            if (before | now) & changed != 0 {
+                quiet &= !(1 << k);
+            }
+        }
+        quiet
+    }
+}
+
+impl Default for LoopMemory {
+    fn default() -> Self {
+        LoopMemory::new()
+    }
+}
+
+/// Every pair's bit in [`LoopMemory::quiet`].
+const PAIRS: u128 = {
+    let mut all = 0u128;
+    let mut a = 0;
+    while a < 9 {
+        let mut b = a + 1;
+        while b < 9 {
+            all |= 1 << (9 * a + b);
+            b += 1;
+        }
+        a += 1;
+    }
+    all
+};
+
+/// The bit of the digits `pair` (two) in [`LoopMemory::quiet`].
+fn pair_bit(pair: u16) -> u128 {
+    let a = pair.trailing_zeros();
+    let b = 15 - pair.leading_zeros();
+    1 << (9 * a + b)
+}
+
+/// The first unique rectangle or loop step, as SE picks it; `memory`
+/// holds what the search on the path's boards before found (see
+/// [`LoopMemory`]).
+pub fn unique_loop(board: &Board, memory: &mut LoopMemory) -> Option<Step> {
     let mut found: Vec<Found> = Vec::new();
+    let quiet = memory.still_quiet(board);
+    let mut looped = 0u128;
     for start in 0..81u8 {
         let m = board.cands(start);
-        if m.count_ones() != 2 {
+        if m.count_ones() != 2 || quiet & pair_bit(m) != 0 {
             continue;
         }
         for lp in valid_loops(board, start, m) {
+            looped |= pair_bit(m);
             hints_of_loop(board, &lp, m, &mut found);
         }
     }
+    // Every pair without a loop now: those walked, and those with no
+    // bivalue cell to walk from (a cell becoming one changes).
+    memory.quiet = PAIRS & !looped;
+    memory.cands = std::array::from_fn(|c| board.cands(c as u8));
+    memory.cells_with = std::array::from_fn(|i| board.cells_with(i as u8 + 1));
     // A stable sort: rating, then type, else the order found.
     found.sort_by(|a, b| a.rating.total_cmp(&b.rating).then(a.kind.cmp(&b.kind)));
     let f = found.into_iter().next()?;
@@ -453,6 +537,34 @@ fn naked_removals(board: &Board, digits_mask: u16, others: &[u8], c1: u8, c2: u8
 mod tests {
     use super::*;
     use crate::tasks::grade::test_boards::each_thinned;
+
+    /// The search keeping its quiet pairs from board to board finds
+    /// what a search from nothing finds, along sample puzzles' paths and
+    /// on boards thinned at random (which change many cells at once).
+    #[test]
+    fn loops_kept_quiet_are_those_found_afresh() {
+        use crate::tasks::grade::{next_step, PathMemory, Rating};
+        let mut found = 0;
+        for (line, mut board, solution) in crate::tasks::grade::test_boards::sample(300) {
+            let mut kept = LoopMemory::new();
+            let mut memory = PathMemory::new(Some(&solution));
+            while let Some(step) = next_step(&board, &mut memory, Rating::MAX) {
+                let fresh = unique_loop(&board, &mut LoopMemory::new());
+                assert_eq!(unique_loop(&board, &mut kept), fresh, "{line}");
+                found += fresh.is_some() as u32;
+                let before = board.clone();
+                step.apply(&mut board);
+                memory.step_taken(&before, &board);
+            }
+        }
+        let mut kept = LoopMemory::new();
+        each_thinned(20, 6, 4, 9, |line, _, board, _| {
+            let fresh = unique_loop(board, &mut LoopMemory::new());
+            assert_eq!(unique_loop(board, &mut kept), fresh, "{line}");
+            found += fresh.is_some() as u32;
+        });
+        assert!(found > 30, "{found}");
+    }
 
     /// SE's walk as first written: every cell of each unit tried, no
     /// walk cut short; the loops it closes, valid or not, in order.

@@ -447,6 +447,8 @@ struct PathMemory {
     /// searched and found nothing, the only places it can find something
     /// now.
     changed: [Changed; LOCAL.len()],
+    /// The pairs of digits the loop search found no loop on.
+    loops: loops::LoopMemory,
 }
 
 /// Where the board changed: cells (bit `c`), units (bit `u`), digits
@@ -570,6 +572,7 @@ impl PathMemory {
             solution: solution.copied(),
             chains: None,
             changed: [Changed::EVERYWHERE; LOCAL.len()],
+            loops: loops::LoopMemory::new(),
         }
     }
 
@@ -614,7 +617,7 @@ fn next_step(board: &Board, memory: &mut PathMemory, cap: Rating) -> Option<Step
     // Hidden single ... hidden triple, XY- and XYZ-wing.
     memory
         .local(board, 0..14)
-        .or_else(|| upto(45).and_then(|()| loops::unique_loop(board)))
+        .or_else(|| upto(45).and_then(|()| loops::unique_loop(board, &mut memory.loops)))
         // Naked quad, jellyfish, hidden quad.
         .or_else(|| upto(50).and_then(|()| memory.local(board, 14..17)))
         .or_else(|| upto(56).and_then(|()| bug::bug(board)))
