@@ -59,9 +59,8 @@ fn loop_rating(len: usize) -> f64 {
 pub struct LoopMemory {
     /// Bit `9 * a + b` (digits `a < b`, from 0): that pair had no loop.
     quiet: u128,
-    /// The board's candidates and digits' cells when `quiet` was found.
+    /// The board's candidates when `quiet` was found.
     cands: [u16; 81],
-    cells_with: [u128; 9],
 }
 
 impl LoopMemory {
@@ -69,26 +68,17 @@ impl LoopMemory {
         LoopMemory {
             quiet: 0,
             cands: [0; 81],
-            cells_with: [0; 9],
         }
     }
 
     /// The pairs still without a loop on `board`: quiet on the board
-    /// before, and none of their cells (then or now) changed since.
+    /// before, and held by no cell (then or now) that changed since.
     fn still_quiet(&self, board: &Board) -> u128 {
-        let changed = (0..81u8)
-            .filter(|&c| board.cands(c) != self.cands[c as usize])
-            .fold(0u128, |m, c| m | 1 << c);
         let mut quiet = self.quiet;
-        let mut pairs = self.quiet;
-        while pairs != 0 {
-            let k = pairs.trailing_zeros() as usize;
-            pairs &= pairs - 1;
-            let (a, b) = (k / 9, k % 9);
-            let before = self.cells_with[a] & self.cells_with[b];
-            let now = board.cells_with(a as u8 + 1) & board.cells_with(b as u8 + 1);
-            if (before | now) & changed != 0 {
-                quiet &= !(1 << k);
+        for c in 0..81u8 {
+            let (then, now) = (self.cands[c as usize], board.cands(c));
+            if then != now {
+                quiet &= !(pairs_in(then) | pairs_in(now));
             }
         }
         quiet
@@ -115,6 +105,17 @@ const PAIRS: u128 = {
     }
     all
 };
+
+/// The bits of every pair of the digits `m` in [`LoopMemory::quiet`].
+fn pairs_in(m: u16) -> u128 {
+    let mut pairs = 0;
+    for a in digits(m) {
+        for b in digits(m & !bit(a) & !(bit(a) - 1)) {
+            pairs |= pair_bit(bit(a) | bit(b));
+        }
+    }
+    pairs
+}
 
 /// The bit of the digits `pair` (two) in [`LoopMemory::quiet`].
 fn pair_bit(pair: u16) -> u128 {
@@ -144,7 +145,6 @@ pub fn unique_loop(board: &Board, memory: &mut LoopMemory) -> Option<Step> {
     // bivalue cell to walk from (a cell becoming one changes).
     memory.quiet = PAIRS & !looped;
     memory.cands = std::array::from_fn(|c| board.cands(c as u8));
-    memory.cells_with = std::array::from_fn(|i| board.cells_with(i as u8 + 1));
     // A stable sort: rating, then type, else the order found.
     found.sort_by(|a, b| a.rating.total_cmp(&b.rating).then(a.kind.cmp(&b.kind)));
     let f = found.into_iter().next()?;

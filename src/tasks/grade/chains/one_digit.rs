@@ -16,8 +16,7 @@
 use super::Pot;
 use crate::tasks::grade::board::{cells_of, unit_bits, PEER_MASKS, UNIT_MASKS};
 
-/// True when `cells` holds one cell or none (told without counting: the
-/// portable build has no popcnt).
+/// True when `cells` holds one cell or none.
 fn one_or_none(cells: u128) -> bool {
     cells & cells.wrapping_sub(1) == 0
 }

@@ -190,7 +190,7 @@ impl Reach {
     /// "off"s a search from it reaches; `None` where those meet (a
     /// candidate both on and off: a contradiction).
     fn implied(&self, cell: u8, d: u8) -> Option<(Bits, Bits)> {
-        let a = self.place[cell as usize * 9 + d as usize - 1] as usize;
+        let a = self.place_of(Pot::new(cell, d, true));
         let k = self.closure.component[a] as usize;
         let (on, off) = (self.closure.on[k], self.closure.off[k]);
         (!meets(&on, &off)).then_some((on, off))
@@ -212,7 +212,9 @@ impl Reach {
     /// after those it reaches), by OR-ing theirs into its own.
     fn close(&mut self, links: &Links) {
         let n = self.pots.len();
-        let c = &mut self.closure;
+        // (Taken out while made: the rows are read meanwhile.)
+        let mut closure = std::mem::take(&mut self.closure);
+        let c = &mut closure;
         c.made = true;
         c.component.clear();
         c.component.resize(n, u16::MAX);
@@ -264,9 +266,7 @@ impl Reach {
                     c.component[m] = k as u16;
                     set(&mut on, m);
                     or(&mut next, &self.hops[m]);
-                    for &q in links.offs_of_on(self.pots[m], true) {
-                        set(&mut off, self.place[(q.0 >> 1) as usize] as usize);
-                    }
+                    or(&mut off, &self.implying_off(links, true, m));
                 }
                 c.open.truncate(at);
                 // The components it reaches are complete; one met already
@@ -282,6 +282,7 @@ impl Reach {
                 c.off.push(off);
             }
         }
+        self.closure = closure;
     }
 
     /// True when the search from `start` for its own candidate in the
