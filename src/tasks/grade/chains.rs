@@ -938,12 +938,19 @@ impl Chains {
         let (from_on, from_off) = self.can_prove(cell, d);
         // Searches are made only where they can find something (see
         // `reach`): nearly all find nothing, and bit rows tell that for
-        // less. No cycle search where no cycle can close.
+        // less. No cycle search where no cycle can close, nor where none
+        // through the start could remove anything (told per component of
+        // the pass's links: X cycles' searches, on one digit, cost less
+        // than the components).
         let start = Pot::new(cell, d, true);
         let cycle_limit = if cycle_limit >= 4
-            && !self
+            && !(self
                 .reach
                 .may_cycle(board, &self.links, links, start, cycle_limit)
+                && (pass == X_PASS
+                    || self
+                        .reach
+                        .cycle_may_remove(board, &self.links, links, start)))
         {
             0
         } else {

@@ -12,20 +12,25 @@
 //! rows. That tells exactly whether a forcing chain's search finds its
 //! target within its limit, and, for cycles, whether one could close: a
 //! search that cannot find anything is not made. Each search asks in
-//! turn, with its limits then.
+//! turn, with its limits then. A cycle must also remove something: its
+//! "on"s are all of one strongly connected component of the rows (each
+//! implies the next), so a component where no candidate sees an "on" and
+//! an "off" of its cycles' digit spares the cycle searches of all its
+//! members (most, with Y links; X cycles are cheaper than the test).
 //!
 //! Multiple forcing chains (8.0+) follow the same links (X and Y, the
 //! board's) from each candidate of a cell "on", to the end, and compare
 //! the sets reached. Where no contradiction is met a search reaches
 //! everything its start implies, so the "on"s are the start's component
-//! of the hops and every component that one reaches (Tarjan's order
-//! makes them all in one walk), the "off"s those "on"s' links. A cell
+//! of the hops and every component that one reaches (one depth-first
+//! walk makes them all, each after those it reaches), the "off"s those
+//! "on"s' links. A cell
 //! whose sets meet nowhere is not searched: most cells of such passes
 //! on hard puzzles.
 
 use super::{Links, Pot};
 use crate::puzzle::grid::UNIT_CELLS;
-use crate::tasks::grade::board::{bit, cells_of, digits, units_of, Board, UNIT_MASKS};
+use crate::tasks::grade::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS, UNIT_MASKS};
 
 /// A set of the board's candidates, by their place in [`Reach::pots`].
 type Bits = [u64; WORDS];
@@ -47,8 +52,20 @@ fn or(a: &mut Bits, b: &Bits) {
 
 /// What both pairs of rows hold.
 fn both(a: &(Bits, Bits), b: &(Bits, Bits)) -> (Bits, Bits) {
-    let and = |x: &Bits, y: &Bits| std::array::from_fn(|w| x[w] & y[w]);
-    (and(&a.0, &b.0), and(&a.1, &b.1))
+    (both_of(&a.0, &b.0), both_of(&a.1, &b.1))
+}
+
+/// What both sets hold.
+fn both_of(a: &Bits, b: &Bits) -> Bits {
+    std::array::from_fn(|w| a[w] & b[w])
+}
+
+/// Takes the first candidate out of `a`, if any.
+fn take_first(a: &mut Bits) -> Option<usize> {
+    let w = a.iter().position(|&word| word != 0)?;
+    let i = a[w].trailing_zeros() as usize;
+    a[w] &= a[w] - 1;
+    Some(w * 64 + i)
 }
 
 fn meets(a: &Bits, b: &Bits) -> bool {
@@ -100,27 +117,33 @@ pub(super) struct Reach {
     closure: Closure,
 }
 
-/// What each candidate's "on" implies, followed to the end: per
-/// strongly connected component of the hops (its "on"s imply each
-/// other's), the "on"s and the "off"s its members imply.
+/// The strongly connected components of the hops (each component's
+/// "on"s imply each other's), and what each candidate's "on" implies,
+/// followed to the end: per component, the "on"s and the "off"s its
+/// members imply.
 #[derive(Default)]
 struct Closure {
-    made: bool,
+    /// `None` until made for the pass; then whether `on` and `off` were
+    /// made too (multiple chains need them, cycles only the components).
+    made: Option<bool>,
     /// Per candidate, its component.
     component: Vec<u16>,
+    /// Per component, its members.
+    members: Vec<Bits>,
+    /// Per component, whether a cycle through its members may remove
+    /// something (see [`Reach::cycle_may_remove`]), once told.
+    cycle_removes: Vec<Option<bool>>,
     on: Vec<Bits>,
     off: Vec<Bits>,
-    /// Tarjan's search: per candidate its number in the walk and the
-    /// lowest number it reaches (`UNSEEN` before it is met), the
-    /// candidates met whose component is open, and the walk's path
-    /// (each candidate with the hops it has yet to follow).
-    number: Vec<u16>,
-    low: Vec<u16>,
-    open: Vec<u8>,
+    /// The walk that finds the components (a path-based search): its
+    /// path, each candidate with the hops it has yet to follow; the
+    /// candidates met whose component is open, in the order met; and
+    /// those of them that may still head a component, each by its place
+    /// there, with the candidates met before it and open then.
     path: Vec<(u8, Bits)>,
+    open: Vec<u8>,
+    heads: Vec<(usize, Bits)>,
 }
-
-const UNSEEN: u16 = u16::MAX;
 
 impl Reach {
     pub(super) fn new() -> Reach {
@@ -138,7 +161,7 @@ impl Reach {
     /// its board and links, when next asked for.
     pub(super) fn forget(&mut self) {
         self.made = None;
-        self.closure.made = false;
+        self.closure.made = None;
     }
 
     /// False when multiple forcing chains (static, X and Y links) can
@@ -152,8 +175,8 @@ impl Reach {
         if !self.made(board, links, (true, true)) {
             return true;
         }
-        if !self.closure.made {
-            self.close(links);
+        if self.closure.made != Some(true) {
+            self.close(links, true);
         }
         let mut every_digit: Option<(Bits, Bits)> = None;
         for d in digits(board.cands(cell)) {
@@ -207,66 +230,87 @@ impl Reach {
             })
     }
 
-    /// Makes [`Closure`] from the hops, each component when every one it
-    /// reaches is done (Tarjan's order: a component is complete only
-    /// after those it reaches), by OR-ing theirs into its own.
-    fn close(&mut self, links: &Links) {
+    /// Makes [`Closure`] from the hops: the components (a path-based
+    /// search, whose order completes a component only after those it
+    /// reaches), and with `sets` what each implies, by OR-ing theirs into
+    /// its own.
+    fn close(&mut self, links: &Links, sets: bool) {
         let n = self.pots.len();
         // (Taken out while made: the rows are read meanwhile.)
         let mut closure = std::mem::take(&mut self.closure);
         let c = &mut closure;
-        c.made = true;
+        c.made = Some(sets);
         c.component.clear();
         c.component.resize(n, u16::MAX);
+        c.members.clear();
+        c.cycle_removes.clear();
         c.on.clear();
         c.off.clear();
-        c.number.clear();
-        c.number.resize(n, UNSEEN);
-        c.low.clear();
-        c.low.resize(n, UNSEEN);
-        let mut count = 0u16;
+        // The candidates met, and those met whose component is still
+        // open. The walk goes depth first; a candidate with a hop back to
+        // an open one met before a head on the path joins that head's
+        // component (with every head met since): such hops are told when
+        // it is met, and every other hop is to a candidate met later
+        // (no concern) or to one not met yet (followed).
+        let (mut met, mut unclosed) = (EMPTY, EMPTY);
         for root in 0..n {
-            if c.number[root] != UNSEEN {
+            if met[root / 64] & (1 << (root % 64)) != 0 {
                 continue;
             }
-            c.number[root] = count;
-            c.low[root] = count;
-            count += 1;
-            c.open.push(root as u8);
-            c.path.push((root as u8, self.hops[root]));
-            while let Some((v, rest)) = c.path.last_mut() {
-                let v = *v as usize;
-                if let Some(w) = places(*rest).next() {
-                    rest[w / 64] &= !(1 << (w % 64));
-                    if c.number[w] == UNSEEN {
-                        c.number[w] = count;
-                        c.low[w] = count;
-                        count += 1;
-                        c.open.push(w as u8);
-                        c.path.push((w as u8, self.hops[w]));
-                    } else if c.component[w] == u16::MAX {
-                        // Met and still open: in the walk's component.
-                        c.low[v] = c.low[v].min(c.number[w]);
+            let mut next = Some(root);
+            loop {
+                if let Some(w) = next.take() {
+                    let before = unclosed;
+                    set(&mut met, w);
+                    set(&mut unclosed, w);
+                    let hops = self.hops[w];
+                    let back = both_of(&hops, &before);
+                    c.heads.push((c.open.len(), before));
+                    c.open.push(w as u8);
+                    while c.heads.last().is_some_and(|(_, b)| meets(b, &back)) {
+                        c.heads.pop();
                     }
+                    let rest = std::array::from_fn(|i| hops[i] & !met[i]);
+                    c.path.push((w as u8, rest));
+                }
+                let Some((v, rest)) = c.path.last_mut() else {
+                    break;
+                };
+                let v = *v;
+                // Only hops to candidates not met yet are followed.
+                for (r, m) in rest.iter_mut().zip(&met) {
+                    *r &= !m;
+                }
+                if let Some(w) = take_first(rest) {
+                    next = Some(w);
                     continue;
                 }
                 c.path.pop();
-                if let Some(&(parent, _)) = c.path.last() {
-                    c.low[parent as usize] = c.low[parent as usize].min(c.low[v]);
+                let at = match c.heads.last() {
+                    Some(&(at, before)) if c.open[at] == v => {
+                        c.heads.pop();
+                        unclosed = before;
+                        at
+                    }
+                    _ => continue,
+                };
+                // `v` heads a component: the open candidates met since.
+                let k = c.members.len();
+                let mut members = EMPTY;
+                for &m in &c.open[at..] {
+                    c.component[m as usize] = k as u16;
+                    set(&mut members, m as usize);
                 }
-                if c.low[v] != c.number[v] {
+                c.members.push(members);
+                c.cycle_removes.push(None);
+                if !sets {
+                    c.open.truncate(at);
                     continue;
                 }
-                // `v` heads a component: the open candidates from it on.
-                let k = c.on.len();
-                let at = c.open.iter().rposition(|&m| m as usize == v).expect("open");
-                let (mut on, mut off, mut next) = (EMPTY, EMPTY, EMPTY);
+                let (mut on, mut off, mut next) = (members, EMPTY, EMPTY);
                 for &m in &c.open[at..] {
-                    let m = m as usize;
-                    c.component[m] = k as u16;
-                    set(&mut on, m);
-                    or(&mut next, &self.hops[m]);
-                    or(&mut off, &self.implying_off(links, true, m));
+                    or(&mut next, &self.hops[m as usize]);
+                    or(&mut off, &self.implying_off(links, true, m as usize));
                 }
                 c.open.truncate(at);
                 // The components it reaches are complete; one met already
@@ -357,6 +401,57 @@ impl Reach {
         false
     }
 
+    /// False when no cycle through `start` (an "on") can remove
+    /// anything, with the pass's `board` and `links` (`kinds`: Y, X).
+    /// Each "on" of a cycle implies the next one two links on (a hop),
+    /// and the last the start: they are all of the start's component of
+    /// the hops, and each "off" of the cycle lies between two of them. A
+    /// cycle removes the candidates outside it that see one of its "on"s
+    /// and one of its "off"s of their digit: where no candidate sees an
+    /// "on" of the component and such an "off" of the same digit, no
+    /// cycle through any of its members removes anything (most
+    /// components, on minimal and hardest puzzles alike). Told once per
+    /// component.
+    pub(super) fn cycle_may_remove(
+        &mut self,
+        board: &Board,
+        links: &Links,
+        kinds: (bool, bool),
+        start: Pot,
+    ) -> bool {
+        if !self.made(board, links, kinds) {
+            return true;
+        }
+        if self.closure.made.is_none() {
+            self.close(links, false);
+        }
+        let k = self.closure.component[self.place_of(start)] as usize;
+        if let Some(told) = self.closure.cycle_removes[k] {
+            return told;
+        }
+        let members = self.closure.members[k];
+        // Per digit, the cells of the component's "on"s and of the "off"s
+        // between two of them (implied by one, implying one).
+        let mut on_cells = [0u128; 9];
+        let mut off_cells = [0u128; 9];
+        for i in places(members) {
+            let p = self.pots[i];
+            on_cells[p.digit() as usize - 1] |= 1 << p.cell();
+            for &q in links.offs_of_on(p, kinds.0) {
+                if meets(&self.strong[self.place_of(q)], &members) {
+                    off_cells[q.digit() as usize - 1] |= 1 << q.cell();
+                }
+            }
+        }
+        let seen = |cells: u128| cells_of(cells).fold(0, |m, c| m | PEER_MASKS[c as usize]);
+        let told = (1..=9u8).any(|d| {
+            let (on, off) = (on_cells[d as usize - 1], off_cells[d as usize - 1]);
+            on != 0 && off != 0 && seen(on) & seen(off) & board.cells_with(d) != 0
+        });
+        self.closure.cycle_removes[k] = Some(told);
+        told
+    }
+
     /// Makes the rows if not made for this pass; false if the board's
     /// candidates do not fit them.
     fn made(&mut self, board: &Board, links: &Links, kinds: (bool, bool)) -> bool {
@@ -365,6 +460,7 @@ impl Reach {
             _ => {
                 let fits = self.rows(board, links, kinds);
                 self.made = Some((kinds, fits));
+                self.closure.made = None;
                 fits
             }
         }
@@ -498,9 +594,9 @@ mod tests {
     fn rows_say_what_the_searches_find() {
         let mut chains = Chains::new();
         let mut reach = Reach::new();
-        let mut counts = [0u32; 5];
+        let mut counts = [0u32; 6];
         let mut check = |line: &str, board: &Board| {
-            let [found, not_found, cycles, ruled_out, too_many] = &mut counts;
+            let [found, not_found, cycles, ruled_out, removing_none, too_many] = &mut counts;
             let whole = (0..81u8)
                 .map(|c| board.cands(c).count_ones() as usize)
                 .sum::<usize>()
@@ -543,6 +639,13 @@ mod tests {
                                     assert!(cycle.is_none() && !whole, "{at} cycle, limit {limit}");
                                     *ruled_out += 1;
                                 }
+                                if !reach.cycle_may_remove(board, &chains.links, (y, x), start) {
+                                    assert!(
+                                        cycle.is_none() && !whole,
+                                        "{at} removes, limit {limit}"
+                                    );
+                                    *removing_none += 1;
+                                }
                                 *cycles += cycle.is_some() as u32;
                             }
                         }
@@ -561,9 +664,14 @@ mod tests {
             &Board::new(&Grid::parse_line(line.as_bytes()).unwrap()),
         );
         each_thinned(8, 3, 3, 7, |line, _, board, _| check(line, board));
-        let [found, not_found, cycles, ruled_out, too_many] = counts;
+        let [found, not_found, cycles, ruled_out, removing_none, too_many] = counts;
         assert!(
-            found > 500 && not_found > 5_000 && cycles > 50 && ruled_out > 5_000 && too_many > 0,
+            found > 500
+                && not_found > 5_000
+                && cycles > 50
+                && ruled_out > 5_000
+                && removing_none > 20_000
+                && too_many > 0,
             "{counts:?}"
         );
     }
@@ -587,7 +695,7 @@ mod tests {
             if !reach.made(board, &chains.links, (true, true)) {
                 return;
             }
-            reach.close(&chains.links);
+            reach.close(&chains.links, true);
             for cell in 0..81u8 {
                 for d in digits(board.cands(cell)) {
                     chains.arena.clear();
