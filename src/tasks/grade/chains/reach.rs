@@ -24,9 +24,8 @@
 //! everything its start implies, so the "on"s are the start's component
 //! of the hops and every component that one reaches (one depth-first
 //! walk makes them all, each after those it reaches), the "off"s those
-//! "on"s' links. A cell
-//! whose sets meet nowhere is not searched: most cells of such passes
-//! on hard puzzles.
+//! "on"s' links. A cell whose sets meet nowhere is not searched: most
+//! cells of such passes on hard puzzles.
 
 use super::{Links, Pot};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -247,11 +246,12 @@ impl Reach {
         c.on.clear();
         c.off.clear();
         // The candidates met, and those met whose component is still
-        // open. The walk goes depth first; a candidate with a hop back to
-        // an open one met before a head on the path joins that head's
-        // component (with every head met since): such hops are told when
-        // it is met, and every other hop is to a candidate met later
-        // (no concern) or to one not met yet (followed).
+        // open. The walk goes depth first. A candidate with a hop back to
+        // an open candidate met before some head (a candidate that may
+        // head a component) is in one component with that head: the
+        // heads met since are dropped. Those hops are told when the
+        // candidate is met; its other hops go to candidates met after it
+        // (no concern) or not met yet (followed).
         let (mut met, mut unclosed) = (EMPTY, EMPTY);
         for root in 0..n {
             if met[root / 64] & (1 << (root % 64)) != 0 {
