@@ -13,13 +13,31 @@ use super::{Step, Technique};
 pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
     // Base cells, each with its bivalue peers (a mask of cells).
     let bases = base_cells(board, 2);
-    for (i, j) in pairs(bases.len()) {
-        let (c0, ex0) = &bases[i];
-        let (c1, ex1) = &bases[j];
-        let shared = ex0 & ex1;
-        if shared.count_ones() < 2 || near & (1 << c0 | 1 << c1) == 0 {
-            continue;
+    let mut index = [0usize; 81];
+    let mut base_mask = 0u128;
+    for (k, &(cell, _)) in bases.iter().enumerate() {
+        index[cell as usize] = k;
+        base_mask |= 1 << cell;
+    }
+    // In pair order: each base cell with the earlier ones (by cell) that
+    // share two excluders or more with it, those that see two or more
+    // of its excluders (the cells seen twice, counted as bits).
+    let bases = &bases;
+    let index = &index;
+    let pairs = bases.iter().flat_map(|&(c1, ex1)| {
+        let (mut once, mut twice) = (0u128, 0u128);
+        for e in cells_of(ex1) {
+            let peers = PEER_MASKS[e as usize];
+            twice |= once & peers;
+            once |= peers;
         }
+        let near_pair = if near & 1 << c1 != 0 { u128::MAX } else { near };
+        let firsts = twice & base_mask & ((1 << c1) - 1) & near_pair;
+        cells_of(firsts).map(move |c0| (bases[index[c0 as usize]], (c1, ex1)))
+    });
+    for ((c0, ex0), (c1, ex1)) in pairs {
+        let shared = ex0 & ex1;
+        debug_assert!(shared.count_ones() >= 2);
         // The excluders are bivalue: one empties only under the pair of
         // its own two digits. So the digits `d0` may not be paired with
         // are its partners in the excluders holding it (and itself, when
@@ -28,8 +46,8 @@ pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
         for e in cells_of(shared) {
             add_partners(&mut partners, board.cands(e));
         }
-        let (m0, m1) = (board.cands(*c0), board.cands(*c1));
-        let see = sees(*c0, *c1);
+        let (m0, m1) = (board.cands(c0), board.cands(c1));
+        let see = sees(c0, c1);
         // Digits of each base cell kept by some allowed pair.
         let (mut keep0, mut keep1) = (0u16, 0u16);
         for d0 in digits(m0) {
@@ -40,7 +58,7 @@ pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
                 keep1 |= allowed;
             }
         }
-        if let Some(step) = pair_exclusion_step(board, [*c0, *c1], [keep0, keep1], shared) {
+        if let Some(step) = pair_exclusion_step(board, [c0, c1], [keep0, keep1], shared) {
             return Some(step);
         }
     }
