@@ -13,26 +13,15 @@ use super::{Step, Technique};
 pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
     // Base cells, each with its bivalue peers (a mask of cells).
     let bases = base_cells(board, 2);
-    let mut index = [0usize; 81];
-    let mut base_mask = 0u128;
-    for (k, &(cell, _)) in bases.iter().enumerate() {
-        index[cell as usize] = k;
-        base_mask |= 1 << cell;
-    }
+    let (index, base_mask) = index_of(&bases);
     // In pair order: each base cell with the earlier ones (by cell) that
     // share two excluders or more with it, those that see two or more
-    // of its excluders (the cells seen twice, counted as bits).
+    // of its excluders.
     let bases = &bases;
     let index = &index;
     let pairs = bases.iter().flat_map(|&(c1, ex1)| {
-        let (mut once, mut twice) = (0u128, 0u128);
-        for e in cells_of(ex1) {
-            let peers = PEER_MASKS[e as usize];
-            twice |= once & peers;
-            once |= peers;
-        }
         let near_pair = if near & 1 << c1 != 0 { u128::MAX } else { near };
-        let firsts = twice & base_mask & ((1 << c1) - 1) & near_pair;
+        let firsts = seen_twice(ex1) & base_mask & ((1 << c1) - 1) & near_pair;
         cells_of(firsts).map(move |c0| (bases[index[c0 as usize]], (c1, ex1)))
     });
     for ((c0, ex0), (c1, ex1)) in pairs {
@@ -95,12 +84,7 @@ fn pair_exclusion_step(
 /// with a cell among `near` (bit `c` for cell `c`) are tried.
 pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
     let bases = base_cells(board, 3);
-    let mut index = [usize::MAX; 81];
-    let mut base_mask = 0u128;
-    for (k, &(cell, _)) in bases.iter().enumerate() {
-        index[cell as usize] = k;
-        base_mask |= 1 << cell;
-    }
+    let (index, base_mask) = index_of(&bases);
     if bases.len() < 3 {
         return None;
     }
@@ -112,14 +96,8 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
             continue; // the third cell's excluders only narrow these
         }
         // A third cell shares two excluders with the pair only if it sees
-        // two or more of theirs: the cells seen by two of them, counted
-        // as bits (seen once, seen twice or more).
-        let (mut once, mut twice) = (0u128, 0u128);
-        for e in cells_of(shared01) {
-            let peers = PEER_MASKS[e as usize];
-            twice |= once & peers;
-            once |= peers;
-        }
+        // two or more of theirs.
+        let twice = seen_twice(shared01);
         // Third cells: base cells among the first's excluders, then among
         // the second's (each in cell order); near a change, unless one of
         // the pair is.
@@ -244,6 +222,30 @@ fn triplet_exclusions(board: &Board, cells: [u8; 3], common: u128) -> Option<Vec
         .flat_map(|k| digits(masks[k] & !keep[k]).map(move |d| (cells[k], d)))
         .collect();
     (!eliminated.is_empty()).then_some(eliminated)
+}
+
+/// The cells that see two or more of the cells `cells`: counted as bits
+/// while their peers are OR-ed in (seen once, seen twice or more).
+fn seen_twice(cells: u128) -> u128 {
+    let (mut once, mut twice) = (0u128, 0u128);
+    for e in cells_of(cells) {
+        let peers = PEER_MASKS[e as usize];
+        twice |= once & peers;
+        once |= peers;
+    }
+    twice
+}
+
+/// Each base cell's place in `bases` (by cell; `usize::MAX` for the
+/// others), and the base cells as a mask.
+fn index_of(bases: &[(u8, u128)]) -> ([usize; 81], u128) {
+    let mut index = [usize::MAX; 81];
+    let mut mask = 0u128;
+    for (k, &(cell, _)) in bases.iter().enumerate() {
+        index[cell as usize] = k;
+        mask |= 1 << cell;
+    }
+    (index, mask)
 }
 
 /// The cells with two or more candidates and no peer with one, each with

@@ -105,6 +105,12 @@ pub fn cells_of(mut mask: u128) -> impl Iterator<Item = u8> {
     })
 }
 
+/// The cells that see some cell of the mask `cells` (their peers, OR-ed).
+#[inline]
+pub fn seen_by(cells: u128) -> u128 {
+    cells_of(cells).fold(0, |m, c| m | PEER_MASKS[c as usize])
+}
+
 /// The unit of each kind (box, row, column: the order SE walks them in
 /// loops and BUG) holding `cell`, as unit numbers.
 pub fn units_of(cell: u8) -> [usize; 3] {

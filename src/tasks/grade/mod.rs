@@ -477,7 +477,7 @@ impl Changed {
         if self.cells == Changed::EVERYWHERE.cells {
             return self.cells;
         }
-        board::cells_of(self.cells).fold(self.cells, |m, c| m | board::PEER_MASKS[c as usize])
+        self.cells | board::seen_by(self.cells)
     }
 }
 

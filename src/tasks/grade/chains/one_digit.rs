@@ -14,7 +14,7 @@
 //! not searched.
 
 use super::Pot;
-use crate::tasks::grade::board::{cells_of, unit_bits, PEER_MASKS, UNIT_MASKS};
+use crate::tasks::grade::board::{cells_of, seen_by, unit_bits, UNIT_MASKS};
 
 /// True when `cells` holds one cell or none.
 fn one_or_none(cells: u128) -> bool {
@@ -38,7 +38,7 @@ pub(super) fn contradicts(places: u128, start: Pot) -> bool {
     }
     loop {
         if new_on != 0 {
-            let peers = cells_of(new_on).fold(0, |m, c| m | PEER_MASKS[c as usize]);
+            let peers = seen_by(new_on);
             new_off = peers & grid & !off;
             if new_off & on != 0 {
                 return true;

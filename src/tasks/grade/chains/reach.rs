@@ -29,7 +29,7 @@
 
 use super::{Links, Pot};
 use crate::puzzle::grid::UNIT_CELLS;
-use crate::tasks::grade::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS, UNIT_MASKS};
+use crate::tasks::grade::board::{bit, cells_of, digits, seen_by, units_of, Board, UNIT_MASKS};
 
 /// A set of the board's candidates, by their place in [`Reach::pots`].
 type Bits = [u64; WORDS];
@@ -296,23 +296,23 @@ impl Reach {
                 };
                 // `v` heads a component: the open candidates met since.
                 let k = c.members.len();
-                let mut members = EMPTY;
+                let (mut members, mut off, mut next) = (EMPTY, EMPTY, EMPTY);
                 for &m in &c.open[at..] {
-                    c.component[m as usize] = k as u16;
-                    set(&mut members, m as usize);
+                    let m = m as usize;
+                    c.component[m] = k as u16;
+                    set(&mut members, m);
+                    if sets {
+                        or(&mut next, &self.hops[m]);
+                        or(&mut off, &self.implying_off(links, true, m));
+                    }
                 }
+                c.open.truncate(at);
                 c.members.push(members);
                 c.cycle_removes.push(None);
                 if !sets {
-                    c.open.truncate(at);
                     continue;
                 }
-                let (mut on, mut off, mut next) = (members, EMPTY, EMPTY);
-                for &m in &c.open[at..] {
-                    or(&mut next, &self.hops[m as usize]);
-                    or(&mut off, &self.implying_off(links, true, m as usize));
-                }
-                c.open.truncate(at);
+                let mut on = members;
                 // The components it reaches are complete; one met already
                 // is in another's closure, with all it implies.
                 for w in places(next) {
@@ -443,10 +443,9 @@ impl Reach {
                 }
             }
         }
-        let seen = |cells: u128| cells_of(cells).fold(0, |m, c| m | PEER_MASKS[c as usize]);
         let told = (1..=9u8).any(|d| {
             let (on, off) = (on_cells[d as usize - 1], off_cells[d as usize - 1]);
-            on != 0 && off != 0 && seen(on) & seen(off) & board.cells_with(d) != 0
+            on != 0 && off != 0 && seen_by(on) & seen_by(off) & board.cells_with(d) != 0
         });
         self.closure.cycle_removes[k] = Some(told);
         told
