@@ -9,8 +9,9 @@ use super::{Step, Technique};
 /// The first aligned pair exclusion in SE's order: base cells with two or
 /// more candidates, a bivalue peer, and no peer with a single candidate,
 /// paired in increasing order (by the later cell, then the earlier).
-/// Only pairs with a cell among `near` (bit `c` for cell `c`) are tried.
-pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
+/// Only the pairs that may have changed since the board was `around` are
+/// tried (see [`Around::may_have_changed`]).
+pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
     // Base cells, each with its bivalue peers (a mask of cells).
     let bases = base_cells(board, 2);
     let (index, base_mask) = index_of(&bases);
@@ -20,8 +21,7 @@ pub fn aligned_pair_exclusion(board: &Board, near: u128) -> Option<Step> {
     let bases = &bases;
     let index = &index;
     let pairs = bases.iter().flat_map(|&(c1, ex1)| {
-        let near_pair = if near & 1 << c1 != 0 { u128::MAX } else { near };
-        let firsts = seen_twice(ex1) & base_mask & ((1 << c1) - 1) & near_pair;
+        let firsts = seen_twice(ex1) & base_mask & ((1 << c1) - 1) & around.completing(1 << c1);
         cells_of(firsts).map(move |c0| (bases[index[c0 as usize]], (c1, ex1)))
     });
     for ((c0, ex0), (c1, ex1)) in pairs {
@@ -80,9 +80,9 @@ fn pair_exclusion_step(
 /// each pair of base cells (in pair order) takes as third cell each base
 /// cell among the excluders of the first, then of the second. Three
 /// digits are allowed unless two cells that see each other take the same
-/// one, or they would empty an excluder all three see. Only triplets
-/// with a cell among `near` (bit `c` for cell `c`) are tried.
-pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
+/// one, or they would empty an excluder all three see. Only the triplets
+/// that may have changed since the board was `around` are tried.
+pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> {
     let bases = base_cells(board, 3);
     let (index, base_mask) = index_of(&bases);
     if bases.len() < 3 {
@@ -99,15 +99,10 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
         // two or more of theirs.
         let twice = seen_twice(shared01);
         // Third cells: base cells among the first's excluders, then among
-        // the second's (each in cell order); near a change, unless one of
-        // the pair is.
-        let thirds = if near & (1 << c0 | 1 << c1) == 0 {
-            near
-        } else {
-            u128::MAX
-        } & base_mask
-            & twice
-            & !(1 << c0 | 1 << c1);
+        // the second's (each in cell order), those making a triplet that
+        // may have changed.
+        let thirds =
+            around.completing(1 << c0 | 1 << c1) & base_mask & twice & !(1 << c0 | 1 << c1);
         let third = cells_of(ex0 & thirds).chain(cells_of(ex1 & !ex0 & thirds));
         for c2 in third {
             let ex2 = bases[index[c2 as usize]].1;
@@ -136,7 +131,7 @@ pub fn aligned_triplet_exclusion(board: &Board, near: u128) -> Option<Step> {
 /// (the third, with the excluders `ex0`, `ex1`, `ex2`) was met earlier in
 /// [`aligned_triplet_exclusion`]'s order, and so found nothing then: the
 /// triplet's cells `p < q < r` come first with the pair (p, q), if `r` is
-/// among their excluders, then (p, r), then (q, r). (Being near a change
+/// among their excluders, then (p, r), then (q, r). (Having changed
 /// and sharing two excluders hold for every way of meeting it alike.)
 fn met_before(c0: u8, c1: u8, c2: u8, ex0: u128, ex1: u128, ex2: u128) -> bool {
     if c2 > c1 {
@@ -147,6 +142,43 @@ fn met_before(c0: u8, c1: u8, c2: u8, ex0: u128, ex1: u128, ex2: u128) -> bool {
     } else {
         // The pair (q, r), the third p: met with (p, q) or with (p, r).
         (ex2 | ex0) & 1 << c1 != 0 || (ex2 | ex1) & 1 << c0 != 0
+    }
+}
+
+/// Where the board changed since an exclusion last found nothing there.
+/// A pair's or triplet's finding rests on its base cells' candidates,
+/// on their being base cells, and on the candidates of the excluders they
+/// share; so it may differ now only if one of its cells is `touched` (its
+/// candidates changed, or a peer with one candidate was placed, which may
+/// make it a base cell), or every one is `near` (sees a changed cell,
+/// which an excluder they share would be).
+#[derive(Clone, Copy, Debug)]
+pub struct Around {
+    /// The changed cells and the peers of those placed (bit `c`).
+    pub touched: u128,
+    /// The changed cells and their peers (bit `c`): `touched` is among them.
+    pub near: u128,
+}
+
+impl Around {
+    /// Everywhere: every group may have changed.
+    pub const EVERYWHERE: Around = Around {
+        touched: u128::MAX,
+        near: u128::MAX,
+    };
+
+    /// The cells that make a group with `cells` (bit `c`) that may have
+    /// changed: any cell if one of them is touched; else, if all are near,
+    /// a near cell; else a touched one.
+    #[inline]
+    fn completing(self, cells: u128) -> u128 {
+        if cells & self.touched != 0 {
+            u128::MAX
+        } else if cells & !self.near == 0 {
+            self.near
+        } else {
+            self.touched
+        }
     }
 }
 
@@ -290,11 +322,11 @@ mod tests {
     /// Aligned triplet exclusion as first written: every pair of base
     /// cells, every third among their excluders, each triplet tested each
     /// time it is met.
-    fn triplet_exclusion_walking_all(board: &Board, near: u128) -> Option<Vec<(u8, u8)>> {
+    fn triplet_exclusion_walking_all(board: &Board, around: Around) -> Option<Vec<(u8, u8)>> {
         let bases = base_cells(board, 3);
         for (i, j) in pairs(bases.len()) {
             let ((c0, ex0), (c1, ex1)) = (bases[i], bases[j]);
-            let pair_near = near & (1 << c0 | 1 << c1) != 0;
+            let pair = 1 << c0 | 1 << c1;
             for c2 in cells_of(ex0).chain(cells_of(ex1 & !ex0)) {
                 let Some(&(_, ex2)) = bases.iter().find(|b| b.0 == c2) else {
                     continue;
@@ -303,7 +335,7 @@ mod tests {
                 if c2 == c0 || c2 == c1 || shared.count_ones() < 2 {
                     continue;
                 }
-                if !pair_near && near & 1 << c2 == 0 {
+                if !around.may_have_changed(pair | 1 << c2) {
                     continue;
                 }
                 if let Some(found) = triplet_exclusions(board, [c0, c1, c2], shared) {
@@ -401,13 +433,24 @@ mod tests {
         );
     }
 
-    /// Where the oracle tests search: everywhere in even rounds, a random
-    /// quarter of the cells in odd ones.
-    fn near_of(round: usize, rng: &mut impl rand::Rng) -> u128 {
+    impl Around {
+        /// Whether a group of base cells `cells` (bit `c`) may have
+        /// changed, as [`Around`] says.
+        fn may_have_changed(self, cells: u128) -> bool {
+            cells & self.touched != 0 || cells & !self.near == 0
+        }
+    }
+
+    /// Where the oracle tests search: everywhere in even rounds; in odd
+    /// ones, a random eighth of the cells touched, and those and a random
+    /// quarter near.
+    fn around_of(round: usize, rng: &mut impl rand::Rng) -> Around {
         if round.is_multiple_of(2) {
-            u128::MAX
+            Around::EVERYWHERE
         } else {
-            rng.gen::<u128>() & rng.gen::<u128>()
+            let touched = rng.gen::<u128>() & rng.gen::<u128>() & rng.gen::<u128>();
+            let near = touched | rng.gen::<u128>() & rng.gen::<u128>();
+            Around { touched, near }
         }
     }
 
@@ -417,9 +460,9 @@ mod tests {
         // False candidates taken away at random, more and more: boards
         // with many base cells and few excluders, then the reverse.
         each_thinned(300, 6, 8, 75, |line, round, board, rng| {
-            let near = near_of(round, rng);
-            let fast = aligned_triplet_exclusion(board, near).map(|s| s.eliminated);
-            let all = triplet_exclusion_walking_all(board, near);
+            let around = around_of(round, rng);
+            let fast = aligned_triplet_exclusion(board, around).map(|s| s.eliminated);
+            let all = triplet_exclusion_walking_all(board, around);
             assert_eq!(fast, all, "{line}, round {round}");
             found += usize::from(fast.is_some());
         });
@@ -429,12 +472,12 @@ mod tests {
     /// Aligned pair exclusion as first written: each pair of digits of
     /// the two base cells tested against every common excluder (the step
     /// then made as before, by `pair_exclusion_step`).
-    fn pair_exclusion_testing_every_pair(board: &Board, near: u128) -> Option<Step> {
+    fn pair_exclusion_testing_every_pair(board: &Board, around: Around) -> Option<Step> {
         let bases = base_cells(board, 2);
         for (i, j) in pairs(bases.len()) {
             let ((c0, ex0), (c1, ex1)) = (bases[i], bases[j]);
             let shared = ex0 & ex1;
-            if shared.count_ones() < 2 || near & (1 << c0 | 1 << c1) == 0 {
+            if shared.count_ones() < 2 || !around.may_have_changed(1 << c0 | 1 << c1) {
                 continue;
             }
             let common: Vec<u16> = cells_of(shared).map(|e| board.cands(e)).collect();
@@ -466,9 +509,9 @@ mod tests {
     fn pair_exclusion_finds_what_testing_every_pair_finds() {
         let mut found = 0;
         each_thinned(300, 6, 8, 62, |line, round, board, rng| {
-            let near = near_of(round, rng);
-            let fast = aligned_pair_exclusion(board, near);
-            let all = pair_exclusion_testing_every_pair(board, near);
+            let around = around_of(round, rng);
+            let fast = aligned_pair_exclusion(board, around);
+            let all = pair_exclusion_testing_every_pair(board, around);
             assert_eq!(fast, all, "{line}, round {round}");
             found += usize::from(fast.is_some());
         });

@@ -479,6 +479,20 @@ impl Changed {
         }
         self.cells | board::seen_by(self.cells)
     }
+
+    /// The same, as the exclusions need it: which cells may have become
+    /// base cells too (see [`ape::Around`]).
+    fn around(self, board: &Board) -> ape::Around {
+        if self.cells == Changed::EVERYWHERE.cells {
+            return ape::Around::EVERYWHERE;
+        }
+        let placed = board::cells_of(self.cells).filter(|&c| board.value(c) != 0);
+        let placed = placed.fold(0, |m, c| m | 1 << c);
+        ape::Around {
+            touched: self.cells | board::seen_by(placed),
+            near: self.near(),
+        }
+    }
 }
 
 /// The producers that need only search where the board has changed since
@@ -543,8 +557,8 @@ impl Local {
             Local::NakedSet { k } => subsets::naked_set(board, k, changed.units),
             Local::Fish { k } => fish::fish(board, k, changed.digits),
             Local::Wing { xyz } => wings::xy_wing(board, xyz, changed.near()),
-            Local::AlignedPair => ape::aligned_pair_exclusion(board, changed.near()),
-            Local::AlignedTriplet => ape::aligned_triplet_exclusion(board, changed.near()),
+            Local::AlignedPair => ape::aligned_pair_exclusion(board, changed.around(board)),
+            Local::AlignedTriplet => ape::aligned_triplet_exclusion(board, changed.around(board)),
         }
     }
 }
