@@ -556,7 +556,7 @@ impl Local {
             Local::HiddenSet { k, direct } => subsets::hidden_set(board, k, direct, changed.units),
             Local::NakedSet { k } => subsets::naked_set(board, k, changed.units),
             Local::Fish { k } => fish::fish(board, k, changed.digits),
-            Local::Wing { xyz } => wings::xy_wing(board, xyz, changed.near()),
+            Local::Wing { xyz } => wings::xy_wing(board, xyz, changed.cells, changed.near()),
             Local::AlignedPair => ape::aligned_pair_exclusion(board, changed.around(board)),
             Local::AlignedTriplet => ape::aligned_triplet_exclusion(board, changed.around(board)),
         }

@@ -7,9 +7,12 @@ use super::{Step, Technique};
 
 /// The first XY-wing (`xyz` false, 4.2) or XYZ-wing (4.4) in SE's order:
 /// pivots in cell order, then the first wing among the pivot's peers in
-/// cell order, then the second. Only pivots among `pivots` (bit `c` for
-/// cell `c`) are tried.
-pub fn xy_wing(board: &Board, xyz: bool, pivots: u128) -> Option<Step> {
+/// cell order, then the second. Only the trios with a cell among
+/// `changed` (bit `c` for cell `c`) are tried: a trio removes only from
+/// cells that see its wings, and those only lose candidates, so a trio
+/// that removed nothing removes something only once its own cells
+/// change. (Its pivot then sees a changed cell or is one: `near`.)
+pub fn xy_wing(board: &Board, xyz: bool, changed: u128, near: u128) -> Option<Step> {
     let size = if xyz { 3 } else { 2 };
     // The wings are bivalue cells: only those peers of a pivot are read
     // (in cell order, as the peers are).
@@ -19,18 +22,21 @@ pub fn xy_wing(board: &Board, xyz: bool, pivots: u128) -> Option<Step> {
             bivalue |= 1 << cell;
         }
     }
-    for pivot in cells_of(pivots) {
+    for pivot in cells_of(near) {
         let xy = board.cands(pivot);
         if xy.count_ones() != size {
             continue;
         }
         let wings = PEER_MASKS[pivot as usize] & bivalue;
+        let pivot_changed = changed & 1 << pivot != 0;
         for xz_cell in cells_of(wings) {
             let xz = board.cands(xz_cell);
             if (xy & !xz).count_ones() != 1 {
                 continue;
             }
-            for yz_cell in cells_of(wings) {
+            let trio_changed = pivot_changed || changed & 1 << xz_cell != 0;
+            let yz_cells = if trio_changed { wings } else { wings & changed };
+            for yz_cell in cells_of(yz_cells) {
                 if let Some(step) = wing(board, xyz, pivot, xz_cell, yz_cell) {
                     return Some(step);
                 }
@@ -85,16 +91,16 @@ fn wing(board: &Board, xyz: bool, pivot: u8, xz_cell: u8, yz_cell: u8) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tasks::grade::board::PEERS;
+    use crate::tasks::grade::board::{seen_by, PEERS};
     use crate::tasks::grade::test_boards::each_thinned;
     use rand::Rng;
 
     /// The wing search as first written: every peer of a pivot read as a
     /// first wing, and every peer as a second (each trio then tested as
-    /// before, by `wing`).
-    fn wing_reading_every_peer(board: &Board, xyz: bool, pivots: u128) -> Option<Step> {
+    /// before, by `wing`), when one of its cells is among `changed`.
+    fn wing_reading_every_peer(board: &Board, xyz: bool, changed: u128) -> Option<Step> {
         let size = if xyz { 3 } else { 2 };
-        for pivot in cells_of(pivots) {
+        for pivot in 0..81u8 {
             let xy = board.cands(pivot);
             if xy.count_ones() != size {
                 continue;
@@ -108,6 +114,10 @@ mod tests {
                     if board.cands(yz_cell).count_ones() != 2 {
                         continue;
                     }
+                    let trio = 1 << pivot | 1 << xz_cell | 1 << yz_cell;
+                    if trio & changed == 0 {
+                        continue;
+                    }
                     if let Some(step) = wing(board, xyz, pivot, xz_cell, yz_cell) {
                         return Some(step);
                     }
@@ -119,20 +129,22 @@ mod tests {
 
     /// Reading only the bivalue peers finds the wing that reading every
     /// peer finds, XY and XYZ, on sample boards with false candidates
-    /// taken away at random, over all pivots and over random ones.
+    /// taken away at random, every trio tried and those with a cell among
+    /// random ones.
     #[test]
     fn wings_from_bivalue_peers_are_those_from_every_peer() {
         let mut found = [0; 2];
         each_thinned(300, 6, 8, 42, |line, round, board, rng| {
             let every = (1u128 << 81) - 1;
-            let pivots = if round.is_multiple_of(2) {
+            let changed = if round.is_multiple_of(2) {
                 every
             } else {
-                rng.gen::<u128>() & every
+                rng.gen::<u128>() & rng.gen::<u128>() & every
             };
+            let near = changed | seen_by(changed);
             for xyz in [false, true] {
-                let fast = xy_wing(board, xyz, pivots);
-                let all = wing_reading_every_peer(board, xyz, pivots);
+                let fast = xy_wing(board, xyz, changed, near);
+                let all = wing_reading_every_peer(board, xyz, changed);
                 assert_eq!(fast, all, "{line}, round {round}, xyz {xyz}");
                 found[usize::from(xyz)] += usize::from(fast.is_some());
             }
