@@ -11,7 +11,7 @@
 //! As Sudoku Explainer finds them, with lkSudoku's corrections (on by
 //! default in SukakuExplainer, whose ratings are the reference).
 
-use super::board::{bit, digits, units_of, Board, PEERS};
+use super::board::{bit, cells_of, digits, units_of, Board, PEERS, PEER_MASKS};
 use super::combos::{combos, members};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -149,9 +149,39 @@ fn find_pattern(board: &Board) -> Option<Pattern> {
     Some(p)
 }
 
+/// Whether the board may be a BUG pattern some type removes from. The
+/// BUG cells are the cells with three candidates or more (a pattern
+/// takes extra digits from those only, and leaves every unsolved cell
+/// two); so there must be one, no unsolved cell may hold one candidate,
+/// and several BUG cells need a common peer (types 2 and 3 remove from
+/// such peers, type 4 needs two BUG cells in one unit).
+fn may_be_bug(board: &Board) -> bool {
+    let (mut wide, mut single) = (0u128, false);
+    for cell in 0..81u8 {
+        match board.cands(cell).count_ones() {
+            1 => single = true,
+            n if n >= 3 => wide |= 1 << cell,
+            _ => {}
+        }
+    }
+    if single || wide == 0 {
+        return false;
+    }
+    let common = cells_of(wide).fold(!wide, |m, c| m & PEER_MASKS[c as usize]);
+    wide.count_ones() == 1 || common != 0
+}
+
 /// The first BUG step, as SE adds them: type 1; or type 2 then type 4;
 /// or type 4 then type 3.
 pub fn bug(board: &Board) -> Option<Step> {
+    if !may_be_bug(board) {
+        return None;
+    }
+    bug_searched(board)
+}
+
+/// [`bug`] without the quick test.
+fn bug_searched(board: &Board) -> Option<Step> {
     let p = find_pattern(board)?;
     let common = common_peers(&p.cells);
     let step = |rating: u16, eliminated: Vec<(u8, u8)>| {
@@ -266,4 +296,41 @@ fn type3(board: &Board, p: &Pattern, common: &[u8]) -> Option<(u16, Vec<(u8, u8)
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tasks::grade::test_boards::sample;
+    use crate::tasks::grade::{next_step, PathMemory, Rating};
+
+    /// The quick test rules out only boards the search finds no BUG on,
+    /// and rules out most boards: every board of the sample puzzles'
+    /// solving paths (where the patterns come, near the end of a path).
+    #[test]
+    fn boards_ruled_out_have_no_bug() {
+        let (mut ruled_out, mut found, mut boards) = (0, 0, 0);
+        for (line, mut board, solution) in sample(1500) {
+            let mut memory = PathMemory::new(Some(&solution));
+            while !board.is_solved() {
+                let searched = bug_searched(&board);
+                if !may_be_bug(&board) {
+                    assert_eq!(searched, None, "{line}");
+                    ruled_out += 1;
+                }
+                found += usize::from(searched.is_some());
+                boards += 1;
+                let Some(step) = next_step(&board, &mut memory, Rating::MAX) else {
+                    break;
+                };
+                let before = board.clone();
+                step.apply(&mut board);
+                memory.step_taken(&before, &board);
+            }
+        }
+        assert!(
+            found > 20 && ruled_out * 10 > boards * 9,
+            "{found} found, {ruled_out} of {boards} ruled out"
+        );
+    }
 }
