@@ -10,7 +10,7 @@ use super::{Step, Technique};
 /// more candidates, a bivalue peer, and no peer with a single candidate,
 /// paired in increasing order (by the later cell, then the earlier).
 /// Only the pairs that may have changed since the board was `around` are
-/// tried (see [`Around::may_have_changed`]).
+/// tried (see [`Around`]).
 pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
     // Base cells, each with its bivalue peers (a mask of cells).
     let bases = base_cells(board, 2);
@@ -18,13 +18,39 @@ pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
     // In pair order: each base cell with the earlier ones (by cell) that
     // share two excluders or more with it, those that see two or more
     // of its excluders.
+    // A pair removes a digit from one cell only if that digit is among
+    // what the other lets go: the pairs whose cells both let go of none
+    // of the other's digits are not tried.
+    let lets_go: Vec<u16> = bases.iter().map(|&(c, ex)| lets_go(board, c, ex)).collect();
+    let letting_go = bases
+        .iter()
+        .zip(&lets_go)
+        .filter(|(_, &l)| l != 0)
+        .fold(0u128, |m, (&(c, _), _)| m | 1 << c);
     let bases = &bases;
     let index = &index;
-    let pairs = bases.iter().flat_map(|&(c1, ex1)| {
-        let firsts = seen_twice(ex1) & base_mask & ((1 << c1) - 1) & around.completing(1 << c1);
-        cells_of(firsts).map(move |c0| (bases[index[c0 as usize]], (c1, ex1)))
+    let lets_go = &lets_go;
+    let pairs = bases.iter().enumerate().flat_map(|(i1, &(c1, ex1))| {
+        let earlier = base_mask & ((1 << c1) - 1) & around.completing(1 << c1);
+        let firsts = earlier
+            & if lets_go[i1] == 0 {
+                letting_go
+            } else {
+                u128::MAX
+            };
+        let firsts = if firsts == 0 {
+            0
+        } else {
+            seen_twice(ex1) & firsts
+        };
+        cells_of(firsts).map(move |c0| (index[c0 as usize], i1))
     });
-    for ((c0, ex0), (c1, ex1)) in pairs {
+    for (i0, i1) in pairs {
+        let ((c0, ex0), (c1, ex1)) = (bases[i0], bases[i1]);
+        let (m0, m1) = (board.cands(c0), board.cands(c1));
+        if lets_go[i1] & m0 == 0 && lets_go[i0] & m1 == 0 {
+            continue;
+        }
         let shared = ex0 & ex1;
         debug_assert!(shared.count_ones() >= 2);
         // The excluders are bivalue: one empties only under the pair of
@@ -35,7 +61,6 @@ pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
         for e in cells_of(shared) {
             add_partners(&mut partners, board.cands(e));
         }
-        let (m0, m1) = (board.cands(c0), board.cands(c1));
         let see = sees(c0, c1);
         // Digits of each base cell kept by some allowed pair.
         let (mut keep0, mut keep1) = (0u16, 0u16);
@@ -52,6 +77,21 @@ pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
         }
     }
     None
+}
+
+/// The digits a base cell `cell` (with its `excluders`) lets go of in a
+/// pair: a digit `d` leaves the other cell of a pair only if every digit
+/// of this cell but `d` is `d`'s partner in an excluder the two share,
+/// so in one of this cell's own.
+fn lets_go(board: &Board, cell: u8, excluders: u128) -> u16 {
+    let mut partners = [0u16; 9];
+    for e in cells_of(excluders) {
+        add_partners(&mut partners, board.cands(e));
+    }
+    let m = board.cands(cell);
+    (0..9)
+        .filter(|&x| m & !(1 << x) & !partners[x] == 0)
+        .fold(0, |l, x| l | 1 << x)
 }
 
 /// The step of base cells `cells` with their excluders `shared`, when
