@@ -13,40 +13,31 @@ use super::{Step, Technique};
 /// tried (see [`Around`]).
 pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
     // Base cells, each with its bivalue peers (a mask of cells).
-    let bases = base_cells(board, 2);
-    let (index, base_mask) = index_of(&bases);
-    // In pair order: each base cell with the earlier ones (by cell) that
-    // share two excluders or more with it, those that see two or more
-    // of its excluders.
+    let bases = Bases::of(board, 2);
     // A pair removes a digit from one cell only if that digit is among
     // what the other lets go: the pairs whose cells both let go of none
     // of the other's digits are not tried.
-    let lets_go: Vec<u16> = bases.iter().map(|&(c, ex)| lets_go(board, c, ex)).collect();
+    let lets_go: Vec<u16> = bases
+        .list
+        .iter()
+        .map(|&(c, ex)| lets_go(board, c, ex))
+        .collect();
     let letting_go = bases
+        .list
         .iter()
         .zip(&lets_go)
         .filter(|(_, &l)| l != 0)
         .fold(0u128, |m, (&(c, _), _)| m | 1 << c);
-    let bases = &bases;
-    let index = &index;
-    let lets_go = &lets_go;
-    let pairs = bases.iter().enumerate().flat_map(|(i1, &(c1, ex1))| {
-        let earlier = base_mask & ((1 << c1) - 1) & around.completing(1 << c1);
-        let firsts = earlier
-            & if lets_go[i1] == 0 {
-                letting_go
-            } else {
-                u128::MAX
-            };
-        let firsts = if firsts == 0 {
-            0
+    let pairs = bases.pairs_sharing_two(|i1, c1| {
+        let with = if lets_go[i1] == 0 {
+            letting_go
         } else {
-            seen_twice(ex1) & firsts
+            u128::MAX
         };
-        cells_of(firsts).map(move |c0| (index[c0 as usize], i1))
+        around.completing(1 << c1) & with
     });
     for (i0, i1) in pairs {
-        let ((c0, ex0), (c1, ex1)) = (bases[i0], bases[i1]);
+        let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
         let (m0, m1) = (board.cands(c0), board.cands(c1));
         if lets_go[i1] & m0 == 0 && lets_go[i0] & m1 == 0 {
             continue;
@@ -123,29 +114,31 @@ fn pair_exclusion_step(
 /// one, or they would empty an excluder all three see. Only the triplets
 /// that may have changed since the board was `around` are tried.
 pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> {
-    let bases = base_cells(board, 3);
-    let (index, base_mask) = index_of(&bases);
-    if bases.len() < 3 {
+    let bases = Bases::of(board, 3);
+    if bases.list.len() < 3 {
         return None;
     }
-    for (i, j) in pairs(bases.len()) {
-        let (c0, ex0) = bases[i];
-        let (c1, ex1) = bases[j];
-        let shared01 = ex0 & ex1;
-        if shared01.count_ones() < 2 {
-            continue; // the third cell's excluders only narrow these
-        }
-        // A third cell shares two excluders with the pair only if it sees
-        // two or more of theirs.
-        let twice = seen_twice(shared01);
+    // The third cell's excluders only narrow the pair's: the pairs sharing
+    // two or more.
+    let pairs = bases.pairs_sharing_two(|_, _| u128::MAX);
+    for (i0, i1) in pairs {
+        let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
+        let pair = 1 << c0 | 1 << c1;
         // Third cells: base cells among the first's excluders, then among
         // the second's (each in cell order), those making a triplet that
         // may have changed.
-        let thirds =
-            around.completing(1 << c0 | 1 << c1) & base_mask & twice & !(1 << c0 | 1 << c1);
+        let thirds = around.completing(pair) & bases.mask & (ex0 | ex1) & !pair;
+        if thirds == 0 {
+            continue;
+        }
+        let shared01 = ex0 & ex1;
+        debug_assert!(shared01.count_ones() >= 2);
+        // A third cell shares two excluders with the pair only if it sees
+        // two or more of theirs.
+        let thirds = thirds & seen_twice(shared01);
         let third = cells_of(ex0 & thirds).chain(cells_of(ex1 & !ex0 & thirds));
         for c2 in third {
-            let ex2 = bases[index[c2 as usize]].1;
+            let ex2 = bases.list[bases.index[c2 as usize]].1;
             let shared = shared01 & ex2;
             debug_assert!(shared.count_ones() >= 2);
             if met_before(c0, c1, c2, ex0, ex1, ex2) {
@@ -308,16 +301,51 @@ fn seen_twice(cells: u128) -> u128 {
     twice
 }
 
-/// Each base cell's place in `bases` (by cell; `usize::MAX` for the
-/// others), and the base cells as a mask.
-fn index_of(bases: &[(u8, u128)]) -> ([usize; 81], u128) {
-    let mut index = [usize::MAX; 81];
-    let mut mask = 0u128;
-    for (k, &(cell, _)) in bases.iter().enumerate() {
-        index[cell as usize] = k;
-        mask |= 1 << cell;
+/// The base cells of a search (see [`base_cells`]), found in cell order.
+struct Bases {
+    /// Each with its excluders (a mask of cells).
+    list: Vec<(u8, u128)>,
+    /// Each base cell's place in `list` (by cell; `usize::MAX` for the
+    /// others).
+    index: [usize; 81],
+    /// The base cells as a mask of cells.
+    mask: u128,
+}
+
+impl Bases {
+    fn of(board: &Board, most: u32) -> Bases {
+        let list = base_cells(board, most);
+        let mut index = [usize::MAX; 81];
+        let mut mask = 0u128;
+        for (k, &(cell, _)) in list.iter().enumerate() {
+            index[cell as usize] = k;
+            mask |= 1 << cell;
+        }
+        Bases { list, index, mask }
     }
-    (index, mask)
+
+    /// The pairs of base cells sharing two excluders or more, as places
+    /// in `list`, in SE's pair order (by the later cell, then the
+    /// earlier): each base cell with the earlier ones that see two or
+    /// more of its excluders, among the cells `with(place, cell)` of the
+    /// later one.
+    fn pairs_sharing_two<'a>(
+        &'a self,
+        with: impl Fn(usize, u8) -> u128 + 'a,
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
+        self.list
+            .iter()
+            .enumerate()
+            .flat_map(move |(i1, &(c1, ex1))| {
+                let earlier = self.mask & ((1 << c1) - 1) & with(i1, c1);
+                let firsts = if earlier == 0 {
+                    0
+                } else {
+                    seen_twice(ex1) & earlier
+                };
+                cells_of(firsts).map(move |c0| (self.index[c0 as usize], i1))
+            })
+    }
 }
 
 /// The cells with two or more candidates and no peer with one, each with
@@ -347,17 +375,17 @@ fn base_cells(board: &Board, most: u32) -> Vec<(u8, u128)> {
     bases
 }
 
-/// The index pairs (i, j), i < j < n, in SE's order: (0,1), (0,2), (1,2),
-/// (0,3), ...
-fn pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
-    (1..n).flat_map(|j| (0..j).map(move |i| (i, j)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tasks::grade::combos::{combos, members};
     use crate::tasks::grade::test_boards::each_thinned;
+
+    /// The index pairs (i, j), i < j < n, in SE's order: (0,1), (0,2), (1,2),
+    /// (0,3), ...
+    fn pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
+        (1..n).flat_map(|j| (0..j).map(move |i| (i, j)))
+    }
 
     /// Aligned triplet exclusion as first written: every pair of base
     /// cells, every third among their excluders, each triplet tested each
