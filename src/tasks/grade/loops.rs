@@ -50,15 +50,24 @@ fn loop_rating(len: usize) -> f64 {
 }
 
 /// What the loop search keeps from one board of a path to the next: the
-/// pairs of digits with no valid loop, and the board they were found on.
+/// pairs of digits with no loop giving a hint, and the board they were
+/// found on.
 ///
 /// The loops on a pair of digits (their walks from each bivalue cell of
 /// that pair) stand on the cells holding both digits and read nothing but
 /// those cells' candidates. While none of those cells changes, a pair
 /// that had no loop has none still, and its walks are not made again.
+/// A pair whose loops gave no hint gives none still while, besides, no
+/// cell changes in the units two extra cells of a loop share (types 3
+/// and 4 read those; types 1 and 2 read only the loop's cells, and the
+/// cells that would lose a candidate, which only lose more).
 pub struct LoopMemory {
-    /// Bit `9 * a + b` (digits `a < b`, from 0): that pair had no loop.
+    /// Bit `9 * a + b` (digits `a < b`, from 0): that pair had no loop
+    /// giving a hint.
     quiet: u128,
+    /// Per pair (by its bit's place): the cells of the units two extra
+    /// cells of one of its loops share, if it had loops (bit `c`).
+    watched: [u128; 81],
     /// The board's candidates when `quiet` was found.
     cands: [u16; 81],
 }
@@ -67,18 +76,32 @@ impl LoopMemory {
     pub fn new() -> LoopMemory {
         LoopMemory {
             quiet: 0,
+            watched: [0; 81],
             cands: [0; 81],
         }
     }
 
-    /// The pairs still without a loop on `board`: quiet on the board
-    /// before, and held by no cell (then or now) that changed since.
+    /// The pairs still without a loop giving a hint on `board`: quiet on
+    /// the board before, held by no cell (then or now) that changed
+    /// since, and watching none of those.
     fn still_quiet(&self, board: &Board) -> u128 {
         let mut quiet = self.quiet;
+        let mut changed = 0u128;
         for c in 0..81u8 {
             let (then, now) = (self.cands[c as usize], board.cands(c));
             if then != now {
                 quiet &= !(pairs_in(then) | pairs_in(now));
+                changed |= 1 << c;
+            }
+        }
+        if changed != 0 {
+            let mut rest = quiet;
+            while rest != 0 {
+                let p = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if self.watched[p] & changed != 0 {
+                    quiet &= !(1 << p);
+                }
             }
         }
         quiet
@@ -130,20 +153,31 @@ fn pair_bit(pair: u16) -> u128 {
 pub fn unique_loop(board: &Board, memory: &mut LoopMemory) -> Option<Step> {
     let mut found: Vec<Found> = Vec::new();
     let quiet = memory.still_quiet(board);
-    let mut looped = 0u128;
+    // The pairs walked on this board, and those of them giving a hint.
+    let (mut walked, mut hinted) = (0u128, 0u128);
     for start in 0..81u8 {
         let m = board.cands(start);
-        if m.count_ones() != 2 || quiet & pair_bit(m) != 0 {
+        let bit = pair_bit(m);
+        if m.count_ones() != 2 || quiet & bit != 0 {
             continue;
         }
+        let at = bit.trailing_zeros() as usize;
+        if walked & bit == 0 {
+            walked |= bit;
+            memory.watched[at] = 0;
+        }
         for lp in valid_loops(board, start, m) {
-            looped |= pair_bit(m);
-            hints_of_loop(board, &lp, m, &mut found);
+            let before = found.len();
+            memory.watched[at] |= hints_of_loop(board, &lp, m, &mut found);
+            if found.len() > before {
+                hinted |= bit;
+            }
         }
     }
-    // Every pair without a loop now: those walked, and those with no
-    // bivalue cell to walk from (a cell becoming one changes).
-    memory.quiet = PAIRS & !looped;
+    // Every pair without a loop giving a hint now: those walked, and
+    // those with no bivalue cell to walk from (a cell becoming one
+    // changes).
+    memory.quiet = PAIRS & !hinted;
     memory.cands = std::array::from_fn(|c| board.cands(c as u8));
     // A stable sort: rating, then type, else the order found.
     found.sort_by(|a, b| a.rating.total_cmp(&b.rating).then(a.kind.cmp(&b.kind)));
@@ -290,8 +324,9 @@ fn is_valid_loop(lp: &[u8]) -> bool {
 }
 
 /// The hints of one valid loop on digits `pair`, added to `found` unless
-/// already there.
-fn hints_of_loop(board: &Board, lp: &[u8], pair: u16, found: &mut Vec<Found>) {
+/// already there; returns the cells of the units its two extra cells
+/// share, if it has two (what types 3 and 4 read beside the loop).
+fn hints_of_loop(board: &Board, lp: &[u8], pair: u16, found: &mut Vec<Found>) -> u128 {
     let extra_cells: Vec<u8> = lp
         .iter()
         .copied()
@@ -321,6 +356,7 @@ fn hints_of_loop(board: &Board, lp: &[u8], pair: u16, found: &mut Vec<Found>) {
             let c = extra_cells[0];
             let elim = digits(pair).map(|d| (c, d)).collect();
             add(base, 1, 1, 0, 0, elim);
+            0
         }
         2 => {
             let (c1, c2) = (extra_cells[0], extra_cells[1]);
@@ -335,9 +371,17 @@ fn hints_of_loop(board: &Board, lp: &[u8], pair: u16, found: &mut Vec<Found>) {
             if let Some(elim) = type4(board, c1, c2, pair) {
                 add(base, 4, 4, 0, 0, elim);
             }
+            let shared = units_of(c1).into_iter().zip(units_of(c2));
+            shared
+                .filter(|(u1, u2)| u1 == u2)
+                .fold(0, |m, (u, _)| m | UNIT_MASKS[u])
         }
-        n if n > 2 => add(base, 2, 2, 0, 0, type2(board, &extra_cells, pair)),
-        _ => {}
+        n => {
+            if n > 2 {
+                add(base, 2, 2, 0, 0, type2(board, &extra_cells, pair));
+            }
+            0
+        }
     }
 }
 
