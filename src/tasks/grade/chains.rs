@@ -462,6 +462,9 @@ struct Links {
     ons: Box<[[Pot; 4]; 729]>,
     /// How many of a candidate's `ons` are Y links (0 or 1), how many X.
     ons_len: Box<[(u8, u8); 729]>,
+    /// The candidates listed (each digit's cells), once built: a board
+    /// searched by several producers in turn is listed once.
+    built: Option<[u128; 9]>,
 }
 
 /// Per cell, its peers split as [`on_to_off`] lists them: the box's other
@@ -487,12 +490,19 @@ impl Links {
             offs: Vec::new(),
             ons: Box::new([[Pot(0); 4]; 729]),
             ons_len: Box::new([(0, 0); 729]),
+            built: None,
         }
     }
 
     /// The lists of `board`: what [`on_to_off`] and [`off_to_on`] give
-    /// (with Y and X links) for each candidate, listed once.
+    /// (with Y and X links) for each candidate, listed once (kept if
+    /// `board`'s candidates are those listed last).
     fn build(&mut self, board: &Board) {
+        let cands: [u128; 9] = std::array::from_fn(|i| board.cells_with(i as u8 + 1));
+        if self.built == Some(cands) {
+            return;
+        }
+        self.built = Some(cands);
         self.offs.clear();
         for cell in 0..81u8 {
             let cands = board.cands(cell);
