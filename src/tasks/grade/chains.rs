@@ -1238,8 +1238,9 @@ impl Chains {
             // listed once.
             self.links.build(board);
         }
-        // The rows of `reach` are made again, for multiple chains' links.
-        self.reach.forget();
+        // The rows of `reach` are made again for multiple chains' links,
+        // unless made for them on this board (by the last pass before).
+        self.reach.forget_unless_made_for(board);
         for cell in 0..81u8 {
             let n = board.cands(cell).count_ones();
             if (n > 2 || (n > 1 && mode.dynamic)) && self.may_conclude(board, cell, mode) {

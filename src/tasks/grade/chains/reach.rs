@@ -102,6 +102,8 @@ pub(super) struct Reach {
     /// The links (Y, X) the rows were made with, and whether the board's
     /// candidates fitted; `None` until made for the pass.
     made: Option<((bool, bool), bool)>,
+    /// The candidates the rows were last made for (each digit's cells).
+    made_for: [u128; 9],
     /// Per candidate (`cell * 9 + digit - 1`) of the board, its place
     /// among them (the board's other entries are stale, never read).
     place: Box<[u8; 729]>,
@@ -148,6 +150,7 @@ impl Reach {
     pub(super) fn new() -> Reach {
         Reach {
             made: None,
+            made_for: [0; 9],
             place: Box::new([0; 729]),
             pots: Vec::new(),
             hops: Vec::new(),
@@ -161,6 +164,17 @@ impl Reach {
     pub(super) fn forget(&mut self) {
         self.made = None;
         self.closure.made = None;
+    }
+
+    /// Forgets the rows unless they were made with both kinds of links
+    /// for `board`'s candidates (for multiple chains, after the last pass
+    /// of cycles and forcing chains on the same board).
+    pub(super) fn forget_unless_made_for(&mut self, board: &Board) {
+        let cands: [u128; 9] = std::array::from_fn(|i| board.cells_with(i as u8 + 1));
+        if self.made.is_some_and(|(kinds, _)| kinds == (true, true)) && self.made_for == cands {
+            return;
+        }
+        self.forget();
     }
 
     /// False when multiple forcing chains (static, X and Y links) can
@@ -459,6 +473,7 @@ impl Reach {
             _ => {
                 let fits = self.rows(board, links, kinds);
                 self.made = Some((kinds, fits));
+                self.made_for = std::array::from_fn(|i| board.cells_with(i as u8 + 1));
                 self.closure.made = None;
                 fits
             }
