@@ -275,6 +275,13 @@ impl Board {
         self.cells_with[d as usize - 1]
     }
 
+    /// Every digit's [`cells_with`](Board::cells_with), digit 1 first:
+    /// the candidates in a form quick to compare.
+    #[inline]
+    pub fn candidate_cells(&self) -> [u128; 9] {
+        self.cells_with
+    }
+
     /// True when digit `d` is placed somewhere in unit `u`.
     pub fn placed_in(&self, u: usize, d: u8) -> bool {
         UNIT_CELLS[u].iter().any(|&c| self.values[c as usize] == d)

@@ -498,7 +498,7 @@ impl Links {
     /// (with Y and X links) for each candidate, listed once (kept if
     /// `board`'s candidates are those listed last).
     fn build(&mut self, board: &Board) {
-        let cands: [u128; 9] = std::array::from_fn(|i| board.cells_with(i as u8 + 1));
+        let cands = board.candidate_cells();
         if self.built == Some(cands) {
             return;
         }
@@ -1782,7 +1782,7 @@ impl WorkGrid {
     fn of(board: &Board) -> WorkGrid {
         WorkGrid {
             cands: std::array::from_fn(|c| board.cands(c as u8)),
-            cells_with: std::array::from_fn(|i| board.cells_with(i as u8 + 1)),
+            cells_with: board.candidate_cells(),
         }
     }
 

@@ -480,8 +480,10 @@ impl Changed {
         self.cells | board::seen_by(self.cells)
     }
 
-    /// The same, as the exclusions need it: which cells may have become
-    /// base cells too (see [`ape::Around`]).
+    /// Where the board changed, as the exclusions need it: the changed
+    /// cells with the peers of those placed (which may have become base
+    /// cells), and the changed cells with all their peers (see
+    /// [`ape::Around`]).
     fn around(self, board: &Board) -> ape::Around {
         if self.cells == Changed::EVERYWHERE.cells {
             return ape::Around::EVERYWHERE;

@@ -170,7 +170,7 @@ impl Reach {
     /// for `board`'s candidates (for multiple chains, after the last pass
     /// of cycles and forcing chains on the same board).
     pub(super) fn forget_unless_made_for(&mut self, board: &Board) {
-        let cands: [u128; 9] = std::array::from_fn(|i| board.cells_with(i as u8 + 1));
+        let cands = board.candidate_cells();
         if self.made.is_some_and(|(kinds, _)| kinds == (true, true)) && self.made_for == cands {
             return;
         }
@@ -473,7 +473,7 @@ impl Reach {
             _ => {
                 let fits = self.rows(board, links, kinds);
                 self.made = Some((kinds, fits));
-                self.made_for = std::array::from_fn(|i| board.cells_with(i as u8 + 1));
+                self.made_for = board.candidate_cells();
                 self.closure.made = None;
                 fits
             }
