@@ -118,6 +118,13 @@ pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> 
     if bases.list.len() < 3 {
         return None;
     }
+    // Per base cell, the digits each digit may be taken away with (see
+    // `pairs_ruled_out`).
+    let ruled_out: Vec<[u16; 9]> = bases
+        .list
+        .iter()
+        .map(|&(c, ex)| pairs_ruled_out(board, c, ex))
+        .collect();
     // The third cell's excluders only narrow the pair's: the pairs sharing
     // two or more.
     let pairs = bases.pairs_sharing_two(|_, _| u128::MAX);
@@ -145,6 +152,14 @@ pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> 
                 continue;
             }
             let cells = [c0, c1, c2];
+            let i2 = bases.index[c2 as usize];
+            if !may_take_away(
+                board,
+                cells,
+                [&ruled_out[i0], &ruled_out[i1], &ruled_out[i2]],
+            ) {
+                continue;
+            }
             if let Some(eliminated) = triplet_exclusions(board, cells, shared) {
                 let mut pattern = cells.to_vec();
                 pattern.extend(cells_of(shared));
@@ -158,6 +173,58 @@ pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> 
         }
     }
     None
+}
+
+/// Per digit `a` (at `[a - 1]`), the digits `b` (bits `b - 1`) that
+/// the base cell `cell` (with its `excluders`) rules out beside `a` in a
+/// triplet it is one of: those with an excluder {a, b}, and those for
+/// which each of its own digits but `a` and `b` is in an excluder with
+/// `a` or `b` ({x, a}, {x, b} or {x, a, b}), so that no digit of this cell
+/// goes with `a` and `b` in the other two cells. (The excluders of a
+/// triplet are among each of its cells' own.)
+fn pairs_ruled_out(board: &Board, cell: u8, excluders: u128) -> [u16; 9] {
+    let mut partners = [0u16; 9];
+    let mut thirds = [[0u16; 9]; 9];
+    for e in cells_of(excluders) {
+        let m = board.cands(e);
+        if m.count_ones() == 2 {
+            add_partners(&mut partners, m);
+        } else {
+            add_thirds(&mut thirds, m);
+        }
+    }
+    let m = board.cands(cell);
+    let mut out = partners;
+    for a in 0..9 {
+        for b in a + 1..9 {
+            let ab = 1 << a | 1 << b;
+            // This cell's digits with no excluder ruling them out beside
+            // a and b.
+            let free = m & !ab & !(partners[a] | partners[b]) & !thirds[a][b];
+            if free == 0 {
+                out[a] |= 1 << b;
+                out[b] |= 1 << a;
+            }
+        }
+    }
+    out
+}
+
+/// False when no digit can leave the triplet `cells` (each cell's
+/// `ruled_out`, see [`pairs_ruled_out`]): a digit `a` leaves a cell only
+/// if every other digit `b` of a second cell is ruled out beside `a` by
+/// the third (by an excluder {a, b} the three share, or every digit of the
+/// third ruled out beside `a` and `b`), and the same with the second and
+/// third cells' roles swapped.
+fn may_take_away(board: &Board, cells: [u8; 3], ruled_out: [&[u16; 9]; 3]) -> bool {
+    let masks = cells.map(|c| board.cands(c));
+    (0..3).any(|i| {
+        let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+        digits(masks[i]).any(|a| {
+            let x = a as usize - 1;
+            masks[j] & !bit(a) & !ruled_out[k][x] == 0 && masks[k] & !bit(a) & !ruled_out[j][x] == 0
+        })
+    })
 }
 
 /// True when the triplet of base cells `c0 < c1` (the pair) and `c2`
@@ -215,6 +282,18 @@ impl Around {
     }
 }
 
+/// Records a three-digit excluder `m` in `thirds` (`thirds[x - 1][y - 1]`:
+/// the digits `z` with an excluder {x, y, z}).
+#[inline]
+fn add_thirds(thirds: &mut [[u16; 9]; 9], m: u16) {
+    debug_assert_eq!(m.count_ones(), 3, "excluders hold two or three digits");
+    for x in digits(m) {
+        for y in digits(m & !bit(x)) {
+            thirds[x as usize - 1][y as usize - 1] |= m & !bit(x) & !bit(y);
+        }
+    }
+}
+
 /// Records a two-digit excluder `m` in `partners` (`partners[x - 1]`: the
 /// digits `x` may not be taken with): each of its digits with the other.
 #[inline]
@@ -245,12 +324,7 @@ fn triplet_exclusions(board: &Board, cells: [u8; 3], common: u128) -> Option<Vec
         if m.count_ones() == 2 {
             add_partners(&mut partners, m);
         } else {
-            debug_assert_eq!(m.count_ones(), 3, "excluders hold two or three digits");
-            for x in digits(m) {
-                for y in digits(m & !bit(x)) {
-                    thirds[x as usize - 1][y as usize - 1] |= m & !bit(x) & !bit(y);
-                }
-            }
+            add_thirds(&mut thirds, m);
         }
     }
     let seen = [
