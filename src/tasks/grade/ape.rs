@@ -118,8 +118,8 @@ pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> 
     if bases.list.len() < 3 {
         return None;
     }
-    // Per base cell, the digits each digit may be taken away with (see
-    // `pairs_ruled_out`).
+    // Per base cell, the pairs of digits it rules out beside each other
+    // in a triplet (see `pairs_ruled_out`).
     let ruled_out: Vec<[u16; 9]> = bases
         .list
         .iter()
