@@ -48,10 +48,7 @@ pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
         // its own two digits. So the digits `d0` may not be paired with
         // are its partners in the excluders holding it (and itself, when
         // the base cells see each other).
-        let mut partners = [0u16; 9];
-        for e in cells_of(shared) {
-            add_partners(&mut partners, board.cands(e));
-        }
+        let partners = partners_in(board, shared);
         let see = sees(c0, c1);
         // Digits of each base cell kept by some allowed pair.
         let (mut keep0, mut keep1) = (0u16, 0u16);
@@ -75,10 +72,7 @@ pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
 /// of this cell but `d` is `d`'s partner in an excluder the two share,
 /// so in one of this cell's own.
 fn lets_go(board: &Board, cell: u8, excluders: u128) -> u16 {
-    let mut partners = [0u16; 9];
-    for e in cells_of(excluders) {
-        add_partners(&mut partners, board.cands(e));
-    }
+    let partners = partners_in(board, excluders);
     let m = board.cands(cell);
     (0..9)
         .filter(|&x| m & !(1 << x) & !partners[x] == 0)
@@ -145,14 +139,14 @@ pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> 
         let thirds = thirds & seen_twice(shared01);
         let third = cells_of(ex0 & thirds).chain(cells_of(ex1 & !ex0 & thirds));
         for c2 in third {
-            let ex2 = bases.list[bases.index[c2 as usize]].1;
+            let i2 = bases.index[c2 as usize];
+            let ex2 = bases.list[i2].1;
             let shared = shared01 & ex2;
             debug_assert!(shared.count_ones() >= 2);
             if met_before(c0, c1, c2, ex0, ex1, ex2) {
                 continue;
             }
             let cells = [c0, c1, c2];
-            let i2 = bases.index[c2 as usize];
             if !may_take_away(
                 board,
                 cells,
@@ -185,14 +179,7 @@ pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> 
 fn pairs_ruled_out(board: &Board, cell: u8, excluders: u128) -> [u16; 9] {
     let mut partners = [0u16; 9];
     let mut thirds = [[0u16; 9]; 9];
-    for e in cells_of(excluders) {
-        let m = board.cands(e);
-        if m.count_ones() == 2 {
-            add_partners(&mut partners, m);
-        } else {
-            add_thirds(&mut thirds, m);
-        }
-    }
+    add_excluders(board, excluders, &mut partners, &mut thirds);
     let m = board.cands(cell);
     let mut out = partners;
     for a in 0..9 {
@@ -282,6 +269,37 @@ impl Around {
     }
 }
 
+/// Records the excluders `excluders` (a mask of cells with two or three
+/// candidates): those of two digits in `partners` (see [`add_partners`]),
+/// those of three in `thirds` (see [`add_thirds`]).
+#[inline]
+fn add_excluders(
+    board: &Board,
+    excluders: u128,
+    partners: &mut [u16; 9],
+    thirds: &mut [[u16; 9]; 9],
+) {
+    for e in cells_of(excluders) {
+        let m = board.cands(e);
+        if m.count_ones() == 2 {
+            add_partners(partners, m);
+        } else {
+            add_thirds(thirds, m);
+        }
+    }
+}
+
+/// The two-digit excluders `excluders` (a mask of cells) as partners
+/// (see [`add_partners`]).
+#[inline]
+fn partners_in(board: &Board, excluders: u128) -> [u16; 9] {
+    let mut partners = [0u16; 9];
+    for e in cells_of(excluders) {
+        add_partners(&mut partners, board.cands(e));
+    }
+    partners
+}
+
 /// Records a three-digit excluder `m` in `thirds` (`thirds[x - 1][y - 1]`:
 /// the digits `z` with an excluder {x, y, z}).
 #[inline]
@@ -319,14 +337,7 @@ fn triplet_exclusions(board: &Board, cells: [u8; 3], common: u128) -> Option<Vec
     // `thirds[x - 1][y - 1]`: the digits z with an excluder {x, y, z}.
     let mut partners = [0u16; 9];
     let mut thirds = [[0u16; 9]; 9];
-    for e in cells_of(common) {
-        let m = board.cands(e);
-        if m.count_ones() == 2 {
-            add_partners(&mut partners, m);
-        } else {
-            add_thirds(&mut thirds, m);
-        }
-    }
+    add_excluders(board, common, &mut partners, &mut thirds);
     let seen = [
         sees(cells[0], cells[1]),
         sees(cells[0], cells[2]),
