@@ -217,12 +217,52 @@ impl Partial {
         let key = k[..9].iter().fold(0, |key, &k| key << 4 | u64::from(k));
         with_blank_stacks_sorted(key, self.blank_stacks)
     }
+
+    /// How `row` is placed when no two stacks are blank: each free prefix
+    /// sorted by key by the network of [`sort_prefix`], the columns
+    /// following their keys. Equal keys keep their order: blanks, which
+    /// stay free, or new digits, which [`expand`] tries in every order.
+    fn placing(&self, row: &Row) -> Placing {
+        let mut keys = self.keys(row);
+        let mut cols = self.cols;
+        for (s, &n) in self.free.iter().enumerate() {
+            let mut exchange = |i: usize, j: usize| {
+                if keys[3 * s + i] > keys[3 * s + j] {
+                    keys.swap(3 * s + i, 3 * s + j);
+                    cols.swap(3 * s + i, 3 * s + j);
+                }
+            };
+            if n >= 2 {
+                exchange(0, 1);
+            }
+            if n == 3 {
+                exchange(1, 2);
+                exchange(0, 1);
+            }
+        }
+        Placing {
+            cols,
+            new: lanes_with::<false>(&keys, NEW),
+            blank: lanes_with::<false>(&keys, 0),
+        }
+    }
+}
+
+/// Where a row's cells go when it is placed: the column order that spells
+/// it smallest, each free prefix sorted by key, and the output columns
+/// (bits) where it shows a new digit and a blank.
+struct Placing {
+    /// Output column -> source column, as [`Partial::cols`].
+    cols: [u8; 16],
+    new: u16,
+    blank: u16,
 }
 
 /// The compare-exchange steps that sort each free prefix of a row's keys,
 /// as lane masks for [`row_key_avx2`]: a network of three steps sorts
 /// three lanes (first and second, second and third, first and second
 /// again), and its first step alone sorts two.
+#[derive(Clone, Copy)]
 struct PrefixSort {
     /// Lanes of the pairs (first, second) of the stacks whose free prefix
     /// holds two or three columns.
@@ -235,24 +275,61 @@ struct PrefixSort {
     /// How many leading stacks are sorted as triples (the blank stacks,
     /// when there are two or three).
     triples: u8,
+    /// Bit `j` for each output column `j` inside its stack's free prefix.
+    prefix_lanes: u16,
 }
 
 impl PrefixSort {
+    /// The network for these free prefixes and blank stacks: read from
+    /// [`PREFIX_SORTS`] (it is asked for at every level of every search).
+    #[inline]
     fn of(free: [u8; 3], blank_stacks: u8) -> PrefixSort {
-        // Lanes as bytes of a number, lane 0 lowest; no branch per stack.
+        let index = usize::from(free[0] | free[1] << 2 | free[2] << 4);
+        PrefixSort {
+            triples: if blank_stacks >= 2 { blank_stacks } else { 0 },
+            ..PREFIX_SORTS[index]
+        }
+    }
+
+    /// The network for the free prefixes `free` (each 0 to 3), no blank
+    /// stacks.
+    const fn build(free: [u8; 3]) -> PrefixSort {
+        // Lanes as bytes of a number, lane 0 lowest.
         let (mut first, mut second) = (0u128, 0u128);
-        for (s, &n) in free.iter().enumerate() {
-            first |= (u128::from(n >= 2) * 0xffff) << (24 * s);
-            second |= (u128::from(n == 3) * 0xffff) << (24 * s + 8);
+        let mut prefix_lanes = 0u16;
+        let mut s = 0;
+        while s < 3 {
+            let n = free[s];
+            if n >= 2 {
+                first |= 0xffff << (24 * s);
+            }
+            if n == 3 {
+                second |= 0xffff << (24 * s + 8);
+            }
+            prefix_lanes |= ((1 << n) - 1) << (3 * s);
+            s += 1;
         }
         PrefixSort {
             first: first.to_le_bytes(),
             second: second.to_le_bytes(),
             any: first != 0,
-            triples: if blank_stacks >= 2 { blank_stacks } else { 0 },
+            triples: 0,
+            prefix_lanes,
         }
     }
 }
+
+/// [`PrefixSort::build`] of every `free`, at `free[0] | free[1] << 2 |
+/// free[2] << 4`.
+const PREFIX_SORTS: [PrefixSort; 64] = {
+    let mut table = [const { PrefixSort::build([0; 3]) }; 64];
+    let mut i = 0;
+    while i < 64 {
+        table[i] = PrefixSort::build([i as u8 & 3, (i >> 2) as u8 & 3, (i >> 4) as u8]);
+        i += 1;
+    }
+    table
+};
 
 /// [`Partial::row_key`], the same number: the row's keys in lanes
 /// ([`keys_in_lanes`]), the free prefixes sorted by the network of
@@ -281,11 +358,7 @@ fn row_key_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> u64 {
                 _mm_loadu_si128(sort.second.as_ptr().cast()),
             )
         };
-        // Pairs (0, 1), (3, 4), (6, 7), then (1, 2), (4, 5), (7, 8).
-        let swap_first = _mm_setr_epi8(1, 0, 2, 4, 3, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15);
-        let lower_first = _mm_setr_epi8(-1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-        let swap_second = _mm_setr_epi8(0, 2, 1, 3, 5, 4, 6, 8, 7, 9, 10, 11, 12, 13, 14, 15);
-        let lower_second = _mm_setr_epi8(0, -1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0);
+        let [swap_first, lower_first, swap_second, lower_second] = network_lanes();
         keys = exchange(keys, swap_first, lower_first, first);
         keys = exchange(keys, swap_second, lower_second, second);
         keys = exchange(keys, swap_first, lower_first, first);
@@ -300,6 +373,79 @@ fn row_key_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> u64 {
         return key;
     }
     with_blank_stacks_sorted(key, sort.triples)
+}
+
+/// The lanes of the sorting network's two steps, as `[swap_first,
+/// lower_first, swap_second, lower_second]`: the first step pairs lanes
+/// (0, 1), (3, 4), (6, 7), the second (1, 2), (4, 5), (7, 8); `swap` names
+/// each lane's partner (itself outside the pairs), `lower` marks the first
+/// lane of each pair.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+#[inline]
+fn network_lanes() -> [std::arch::x86_64::__m128i; 4] {
+    use std::arch::x86_64::*;
+    [
+        _mm_setr_epi8(1, 0, 2, 4, 3, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm_setr_epi8(-1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
+        _mm_setr_epi8(0, 2, 1, 3, 5, 4, 6, 8, 7, 9, 10, 11, 12, 13, 14, 15),
+        _mm_setr_epi8(0, -1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0),
+    ]
+}
+
+/// [`Partial::placing`] by the network of `sort` run on the keys in lanes,
+/// the columns trading places with them.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+#[inline]
+fn placing_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> Placing {
+    use std::arch::x86_64::*;
+    /// One step: each pair (`swap` names the partners) out of order where
+    /// `active` trades places, in the keys and in the columns alike. Out
+    /// of order: the pair's first lane (`lower`) holds the larger key.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn exchange(
+        (keys, cols): (__m128i, __m128i),
+        swap: __m128i,
+        lower: __m128i,
+        active: __m128i,
+    ) -> (__m128i, __m128i) {
+        let partner = _mm_shuffle_epi8(keys, swap);
+        // Keys are at most 15, so the signed compares order them.
+        let larger = _mm_cmpgt_epi8(keys, partner);
+        let smaller = _mm_cmpgt_epi8(partner, keys);
+        let trade = _mm_and_si128(_mm_blendv_epi8(smaller, larger, lower), active);
+        (
+            _mm_blendv_epi8(keys, partner, trade),
+            _mm_blendv_epi8(cols, _mm_shuffle_epi8(cols, swap), trade),
+        )
+    }
+    // SAFETY: a 16-byte array, loaded whole; no alignment needed.
+    let cols = unsafe { _mm_loadu_si128(p.cols.as_ptr().cast()) };
+    let mut lanes = (keys_in_lanes(p, row), cols);
+    if sort.any {
+        // SAFETY: as above.
+        let (first, second) = unsafe {
+            (
+                _mm_loadu_si128(sort.first.as_ptr().cast()),
+                _mm_loadu_si128(sort.second.as_ptr().cast()),
+            )
+        };
+        let [swap_first, lower_first, swap_second, lower_second] = network_lanes();
+        lanes = exchange(lanes, swap_first, lower_first, first);
+        lanes = exchange(lanes, swap_second, lower_second, second);
+        lanes = exchange(lanes, swap_first, lower_first, first);
+    }
+    let (keys, cols) = lanes;
+    let mut placing = Placing {
+        cols: [0; 16],
+        new: _mm_movemask_epi8(_mm_cmpeq_epi8(keys, _mm_set1_epi8(NEW as i8))) as u16 & 0x1ff,
+        blank: _mm_movemask_epi8(_mm_cmpeq_epi8(keys, _mm_setzero_si128())) as u16 & 0x1ff,
+    };
+    // SAFETY: a 16-byte array, stored whole; no alignment needed.
+    unsafe { _mm_storeu_si128(placing.cols.as_mut_ptr().cast(), cols) };
+    placing
 }
 
 /// A row's keys in the current column order, lane `j` for output column
@@ -465,6 +611,9 @@ impl Canonicalizer {
             0
         };
         for level in first_level..9 {
+            // Every tied arrangement spells the same rows so far, so they
+            // share their free groups and blank stacks.
+            let sort = PrefixSort::of(self.tied[0].free, self.tied[0].blank_stacks);
             // Pass 1: the smallest row any tied arrangement can make here.
             self.winners.clear();
             if level == 0 {
@@ -475,9 +624,6 @@ impl Canonicalizer {
                 self.winners.push((0, r as u8));
             } else {
                 let mut best = u64::MAX;
-                // Every tied arrangement spells the same rows so far, so
-                // they share their free groups and blank stacks.
-                let sort = PrefixSort::of(self.tied[0].free, self.tied[0].blank_stacks);
                 for (i, p) in self.tied.iter().enumerate() {
                     let mut rows = p.next_rows(level);
                     while rows != 0 {
@@ -499,7 +645,7 @@ impl Canonicalizer {
             for &(i, r) in &self.winners {
                 let p = &self.tied[i as usize];
                 let row = &lines[p.orientation as usize][r as usize];
-                expand::<AVX2>(p, row, r, level, &mut self.next);
+                expand::<AVX2>(p, row, r, level, &sort, &mut self.next);
             }
             std::mem::swap(&mut self.tied, &mut self.next);
         }
@@ -544,6 +690,18 @@ fn row_key<const AVX2: bool>(p: &Partial, row: &Row, sort: &PrefixSort) -> u64 {
     }
     let _ = sort;
     p.row_key(row)
+}
+
+/// How a row is placed ([`placing_avx2`] or [`Partial::placing`]).
+#[inline(always)]
+fn placing<const AVX2: bool>(p: &Partial, row: &Row, sort: &PrefixSort) -> Placing {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: see above.
+        return unsafe { placing_avx2(p, row, sort) };
+    }
+    let _ = sort;
+    p.placing(row)
 }
 
 /// A row's keys in the current column order (`keys_avx2` or
@@ -897,16 +1055,45 @@ fn multiplicity(p: &Partial) -> u64 {
 /// blank stacks) tried in all its orders, since they name the digits
 /// differently and later rows may tell them apart. Blanks stay free.
 ///
-/// `AVX2` only where the caller is compiled for AVX2 and the CPU has it.
+/// `sort` is the network of `p`'s free prefixes. `AVX2` only where the
+/// caller is compiled for AVX2 and the CPU has it.
 #[inline(always)]
-fn expand<const AVX2: bool>(p: &Partial, row: &Row, r: u8, level: usize, out: &mut Vec<Partial>) {
-    let keys = keys::<AVX2>(p, row);
+fn expand<const AVX2: bool>(
+    p: &Partial,
+    row: &Row,
+    r: u8,
+    level: usize,
+    sort: &PrefixSort,
+    out: &mut Vec<Partial>,
+) {
     if p.free == [0; 3] {
         // Every column is in place already: one way to put the row.
+        let keys = keys::<AVX2>(p, row);
         let (new, blank) = (lanes_with::<AVX2>(&keys, NEW), lanes_with::<AVX2>(&keys, 0));
-        place(p, row, r, level, p.columns(), new, blank, out);
+        place(p, row, r, level, p.cols, new, blank, out);
         return;
     }
+    if p.blank_stacks < 2 {
+        // The common case: no stacks to order, and when no free prefix
+        // shows two new digits (bits 3s and 3s + 1, 3s + 1 and 3s + 2, or
+        // 3s and 3s + 2 of one stack s), one way to put the row.
+        let placing = placing::<AVX2>(p, row, sort);
+        let new = placing.new & sort.prefix_lanes;
+        if new & (new >> 1) & 0o333 == 0 && new & (new >> 2) & 0o111 == 0 {
+            place(
+                p,
+                row,
+                r,
+                level,
+                placing.cols,
+                placing.new,
+                placing.blank,
+                out,
+            );
+            return;
+        }
+    }
+    let keys = keys::<AVX2>(p, row);
     // Each position as key << 8 | column: sorting the numbers sorts the
     // columns by key (ties, blanks or new digits, by column number: any
     // order would do, blanks stay free and new digits are tried in all).
@@ -970,7 +1157,7 @@ fn expand<const AVX2: bool>(p: &Partial, row: &Row, r: u8, level: usize, out: &m
         total *= PERMS[len as usize].len();
     }
     if total == 1 {
-        place(p, row, r, level, cols, new, blank, out);
+        place(p, row, r, level, padded_columns(cols), new, blank, out);
         return;
     }
     let sorted = cols;
@@ -998,7 +1185,7 @@ fn expand<const AVX2: bool>(p: &Partial, row: &Row, r: u8, level: usize, out: &m
                 st[to..to + 3].copy_from_slice(&inner[from..from + 3]);
             }
         }
-        place(p, row, r, level, st, new, blank, out);
+        place(p, row, r, level, padded_columns(st), new, blank, out);
     }
 }
 
@@ -1068,7 +1255,7 @@ fn place(
     row: &Row,
     r: u8,
     level: usize,
-    cols: [u8; 9],
+    cols: [u8; 16],
     new: u16,
     blank: u16,
     out: &mut Vec<Partial>,
@@ -1077,7 +1264,7 @@ fn place(
     let q = out.last_mut().expect("just pushed");
     q.rows[level] = r;
     q.bands_used |= 1 << (r / 3);
-    q.cols[..9].copy_from_slice(&cols);
+    q.cols = cols;
     let mut label = p.labels;
     let mut new = new;
     while new != 0 {
@@ -1088,20 +1275,18 @@ fn place(
     }
     q.labels = label;
     // Blanks sort first, so the columns still blank lead each free prefix.
-    let mut blank_stacks = 0;
-    let mut still_blank = true;
-    for slot in 0..3 {
-        let n = if slot < p.blank_stacks as usize {
-            3
-        } else {
-            p.free[slot] as usize
-        };
-        let blanks = ONES_IN_THREE_BITS[usize::from(blank >> (3 * slot)) & ((1 << n) - 1)];
-        q.free[slot] = blanks;
-        still_blank &= slot < p.blank_stacks as usize && blanks == 3;
-        blank_stacks += u8::from(still_blank);
+    // (A blank stack's free prefix is the whole stack.)
+    for (slot, free) in q.free.iter_mut().enumerate() {
+        let prefix = (1u16 << p.free[slot]) - 1;
+        *free = ((blank >> (3 * slot)) & prefix).count_ones() as u8;
     }
-    q.blank_stacks = blank_stacks;
+    // The leading stacks that stay wholly blank: bit s of `blank_triples`
+    // for stack s blank in all three columns.
+    let whole = blank & (blank >> 1) & (blank >> 2);
+    let blank_triples = (whole & 1) | (whole >> 2 & 2) | (whole >> 4 & 4);
+    q.blank_stacks = (!blank_triples)
+        .trailing_zeros()
+        .min(u32::from(p.blank_stacks)) as u8;
 }
 
 /// All 1,296 orders of nine lines that keep blocks of three together.
@@ -1227,7 +1412,7 @@ mod tests {
     /// arrangements, namings, free groups, blank stacks and rows.
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn vector_row_keys_are_the_scalar_ones() {
+    fn vector_row_keys_and_placings_are_the_scalar_ones() {
         use rand::seq::SliceRandom;
         use rand::{Rng, SeedableRng};
         if !Isa::Avx2.is_supported() {
@@ -1277,6 +1462,27 @@ mod tests {
                 p.free,
                 row
             );
+            // SAFETY: as above.
+            let vector = unsafe { placing_avx2(&p, &row, &sort) };
+            let scalar = p.placing(&row);
+            assert_eq!(
+                (vector.cols, vector.new, vector.blank),
+                (scalar.cols, scalar.new, scalar.blank)
+            );
+            // Each free prefix reads in ascending order once placed, and
+            // the masks name the new digits and the blanks.
+            let keys = Partial {
+                cols: vector.cols,
+                ..p
+            }
+            .keys(&row);
+            for (s, &n) in p.free.iter().enumerate() {
+                assert!(keys[3 * s..3 * s + n as usize].is_sorted(), "{keys:?}");
+            }
+            for (j, &k) in keys[..9].iter().enumerate() {
+                assert_eq!(vector.new >> j & 1 == 1, k == NEW);
+                assert_eq!(vector.blank >> j & 1 == 1, k == 0);
+            }
         }
     }
 
