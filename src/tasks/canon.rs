@@ -242,6 +242,7 @@ impl Partial {
         }
         Placing {
             cols,
+            keys,
             new: lanes_with::<false>(&keys, NEW),
             blank: lanes_with::<false>(&keys, 0),
         }
@@ -254,6 +255,8 @@ impl Partial {
 struct Placing {
     /// Output column -> source column, as [`Partial::cols`].
     cols: [u8; 16],
+    /// The row's keys in that order.
+    keys: [u8; 16],
     new: u16,
     blank: u16,
 }
@@ -440,11 +443,15 @@ fn placing_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> Placing {
     let (keys, cols) = lanes;
     let mut placing = Placing {
         cols: [0; 16],
+        keys: [0; 16],
         new: _mm_movemask_epi8(_mm_cmpeq_epi8(keys, _mm_set1_epi8(NEW as i8))) as u16 & 0x1ff,
         blank: _mm_movemask_epi8(_mm_cmpeq_epi8(keys, _mm_setzero_si128())) as u16 & 0x1ff,
     };
-    // SAFETY: a 16-byte array, stored whole; no alignment needed.
-    unsafe { _mm_storeu_si128(placing.cols.as_mut_ptr().cast(), cols) };
+    // SAFETY: 16-byte arrays, stored whole; no alignment needed.
+    unsafe {
+        _mm_storeu_si128(placing.cols.as_mut_ptr().cast(), cols);
+        _mm_storeu_si128(placing.keys.as_mut_ptr().cast(), keys);
+    }
     placing
 }
 
@@ -1073,121 +1080,197 @@ fn expand<const AVX2: bool>(
         place(p, row, r, level, p.cols, new, blank, out);
         return;
     }
-    if p.blank_stacks < 2 {
-        // The common case: no stacks to order, and when no free prefix
-        // shows two new digits (bits 3s and 3s + 1, 3s + 1 and 3s + 2, or
-        // 3s and 3s + 2 of one stack s), one way to put the row.
-        let placing = placing::<AVX2>(p, row, sort);
-        let new = placing.new & sort.prefix_lanes;
-        if new & (new >> 1) & 0o333 == 0 && new & (new >> 2) & 0o111 == 0 {
-            place(
-                p,
-                row,
-                r,
-                level,
-                placing.cols,
-                placing.new,
-                placing.blank,
-                out,
-            );
-            return;
-        }
-    }
-    let keys = keys::<AVX2>(p, row);
-    // Each position as key << 8 | column: sorting the numbers sorts the
-    // columns by key (ties, blanks or new digits, by column number: any
-    // order would do, blanks stay free and new digits are tried in all).
-    let mut at = [0u16; 9];
-    for ((a, &k), &c) in at.iter_mut().zip(&keys).zip(&p.cols) {
-        *a = u16::from(k) << 8 | u16::from(c);
-    }
-    for (block, &n) in at.chunks_exact_mut(3).zip(&p.free) {
-        sort_prefix(block, n);
-    }
-    // Two or more blank stacks: sorted by their keys, each stack packed as
-    // its three keys above its three columns. The runs of equal non-blank
-    // key triples among them are tried in every order below.
-    let b = p.blank_stacks as usize;
-    let mut stack_runs: [(u8, u8); 3] = [(0, 1); 3];
-    let mut n_stack_runs = 0;
-    if b >= 2 {
-        let mut stacks = [0u64; 3];
-        for (stack, block) in stacks.iter_mut().zip(at.chunks_exact(3)) {
-            *stack = pack_stack(block);
-        }
-        sort_prefix(&mut stacks, b as u8);
-        let triple_of = |stack: u64| stack >> 48;
-        for (block, &stack) in at.chunks_exact_mut(3).zip(&stacks) {
-            for (i, a) in block.iter_mut().enumerate() {
-                *a = (stack >> (32 - 16 * i)) as u16;
-            }
-        }
-        let mut s = 0;
-        while s < b {
-            let mut e = s + 1;
-            while e < b && triple_of(stacks[e]) == triple_of(stacks[s]) {
-                e += 1;
-            }
-            if e - s > 1 && triple_of(stacks[s]) != 0 {
-                stack_runs[n_stack_runs] = (s as u8, (e - s) as u8);
-                n_stack_runs += 1;
-            }
-            s = e;
-        }
-    }
-    let cols = at.map(|a| a as u8);
-    let mut keys = [0u8; 16];
-    for (k, &a) in keys.iter_mut().zip(&at) {
-        *k = (a >> 8) as u8;
-    }
-    // Every order tried below keeps each key where it is (new digits trade
-    // places with new digits, stacks with stacks that read the same).
-    let (new, blank) = (lanes_with::<AVX2>(&keys, NEW), lanes_with::<AVX2>(&keys, 0));
-    // Per stack slot: the run of new digits at the end of its free prefix
-    // (the prefix is sorted, and NEW is the largest key).
-    let mut new_runs = [(0u8, 0u8); 3];
-    let mut total = 1usize;
-    for (slot, run) in new_runs.iter_mut().enumerate() {
-        let n = if slot < b { 3 } else { p.free[slot] as usize };
-        let news = ONES_IN_THREE_BITS[usize::from(new >> (3 * slot)) & ((1 << n) - 1)];
-        *run = (n as u8 - news, news);
-        total *= PERMS[news as usize].len();
-    }
-    for &(_, len) in &stack_runs[..n_stack_runs] {
-        total *= PERMS[len as usize].len();
-    }
-    if total == 1 {
-        place(p, row, r, level, padded_columns(cols), new, blank, out);
+    let placing = placing::<AVX2>(p, row, sort);
+    let (mut cols, mut new, mut blank) = (placing.cols, placing.new, placing.blank);
+    let b = usize::from(p.blank_stacks);
+    debug_assert!(p.free[..b].iter().all(|&n| n == 3), "a blank stack is free");
+    // The common case: no stacks to order, and no free prefix showing two
+    // new digits (bits 3s and 3s + 1, 3s + 1 and 3s + 2, or 3s and 3s + 2
+    // of one stack s): one way to put the row.
+    let in_prefixes = new & sort.prefix_lanes;
+    if b < 2
+        && in_prefixes & (in_prefixes >> 1) & 0o333 == 0
+        && in_prefixes & (in_prefixes >> 2) & 0o111 == 0
+    {
+        place(p, row, r, level, cols, new, blank, out);
         return;
     }
-    let sorted = cols;
-    for mut choice in 0..total {
-        let mut st = sorted;
-        for (slot, &(start, len)) in new_runs.iter().enumerate() {
-            let perms = PERMS[len as usize];
-            let perm = perms[choice % perms.len()];
-            choice /= perms.len();
-            let first = 3 * slot + start as usize;
-            for (i, &from) in perm[..len as usize].iter().enumerate() {
-                st[first + i] = sorted[first + from as usize];
-            }
+    // Two or more blank stacks are put in the order of their key triples
+    // (each stack already sorted by the network); a run of equal triples
+    // that are not blank is then tried in every order. With at most three
+    // stacks there is at most one run: (first stack, length).
+    let mut stack_run = (0, 1);
+    if b >= 2 {
+        // Each stack as its three keys (four bits each, first highest)
+        // above its number.
+        let mut stacks = [0u16; 3];
+        for (s, (stack, keys)) in stacks.iter_mut().zip(placing.keys.chunks(3)).enumerate() {
+            let triple = u16::from(keys[0]) << 8 | u16::from(keys[1]) << 4 | u16::from(keys[2]);
+            *stack = triple << 2 | s as u16;
         }
-        let inner = st;
-        for &(start, len) in &stack_runs[..n_stack_runs] {
-            let perms = PERMS[len as usize];
-            let perm = perms[choice % perms.len()];
-            choice /= perms.len();
-            for (i, &from) in perm[..len as usize].iter().enumerate() {
-                let (to, from) = (
-                    3 * (start as usize + i),
-                    3 * (start as usize + from as usize),
+        sort_prefix(&mut stacks, b as u8);
+        let from = stacks.map(|stack| usize::from(stack & 3));
+        cols = shuffled::<AVX2>(&cols, &STACK_ORDERS[from[0] * 9 + from[1] * 3 + from[2]]);
+        let (placed_new, placed_blank) = (new, blank);
+        (new, blank) = (0, 0);
+        for (to, &from) in from.iter().enumerate() {
+            new |= (placed_new >> (3 * from) & 7) << (3 * to);
+            blank |= (placed_blank >> (3 * from) & 7) << (3 * to);
+        }
+        let triple = |i: usize| stacks[i] >> 2;
+        if let Some(first) = (0..b - 1).find(|&i| triple(i) != 0 && triple(i) == triple(i + 1)) {
+            let end = (first + 1..b)
+                .find(|&i| triple(i) != triple(first))
+                .unwrap_or(b);
+            stack_run = (first, end - first);
+        }
+    }
+    // Per stack slot: the run of new digits at the end of its free prefix
+    // (the prefix is sorted, and NEW is the largest key), as (first lane,
+    // length). A blank stack's prefix is the whole stack.
+    let mut new_runs = [(0u8, 0u8); 3];
+    let mut total = PERMS[stack_run.1].len();
+    for (slot, run) in new_runs.iter_mut().enumerate() {
+        let n = p.free[slot];
+        let news = ONES_IN_THREE_BITS[usize::from(new >> (3 * slot) & ((1 << n) - 1))];
+        *run = (3 * slot as u8 + n - news, news);
+        total *= PERMS[usize::from(news)].len();
+    }
+    if total == 1 {
+        place(p, row, r, level, cols, new, blank, out);
+        return;
+    }
+    // Every order of every run: the new digits' runs (the first varying
+    // fastest), then the stacks' run, counted like an odometer.
+    let mut digit = [0usize; 4];
+    let (first, len) = stack_run;
+    for _ in 0..total {
+        let mut ordered = cols;
+        for (&(first, len), &d) in new_runs.iter().zip(&digit) {
+            if len >= 2 {
+                ordered = shuffled::<AVX2>(
+                    &ordered,
+                    &LANE_RUNS[usize::from(first)][usize::from(len)][d],
                 );
-                st[to..to + 3].copy_from_slice(&inner[from..from + 3]);
             }
         }
-        place(p, row, r, level, padded_columns(st), new, blank, out);
+        if len >= 2 {
+            ordered = shuffled::<AVX2>(&ordered, &STACK_RUNS[first][len][digit[3]]);
+        }
+        place(p, row, r, level, ordered, new, blank, out);
+        // The next order: the first digit that has not run through its
+        // run's orders goes on, the ones before it start again.
+        for (k, d) in digit.iter_mut().enumerate() {
+            let orders = if k < 3 {
+                PERMS[usize::from(new_runs[k].1)].len()
+            } else {
+                PERMS[len].len()
+            };
+            *d += 1;
+            if *d < orders {
+                break;
+            }
+            *d = 0;
+        }
     }
 }
+
+/// `cols` with lane `j` taken from lane `lanes[j]` (`_mm_shuffle_epi8`
+/// where `AVX2`, else lane by lane; every `lanes[j]` below 16).
+#[inline(always)]
+fn shuffled<const AVX2: bool>(cols: &[u8; 16], lanes: &[u8; 16]) -> [u8; 16] {
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: see `row_key`'s wrapper.
+        return unsafe { shuffled_avx2(cols, lanes) };
+    }
+    lanes.map(|from| cols[usize::from(from)])
+}
+
+/// [`shuffled`] by one byte shuffle.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
+#[inline]
+fn shuffled_avx2(cols: &[u8; 16], lanes: &[u8; 16]) -> [u8; 16] {
+    use std::arch::x86_64::*;
+    let mut out = [0u8; 16];
+    // SAFETY: 16-byte arrays, loaded and stored whole; no alignment needed.
+    unsafe {
+        let v = _mm_loadu_si128(cols.as_ptr().cast());
+        let lanes = _mm_loadu_si128(lanes.as_ptr().cast());
+        _mm_storeu_si128(out.as_mut_ptr().cast(), _mm_shuffle_epi8(v, lanes));
+    }
+    out
+}
+
+/// The lanes in order, as [`shuffled`] reads them.
+const IDENTITY_LANES: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
+/// `LANE_RUNS[first][len][k]`: the lanes `first..first + len` in their
+/// `k`-th order (`PERMS[len][k]`), the others in place.
+const LANE_RUNS: [[[[u8; 16]; 6]; 4]; 9] = {
+    let mut table = [[[IDENTITY_LANES; 6]; 4]; 9];
+    let mut first = 0;
+    while first < 9 {
+        let mut len = 2;
+        while len <= 3 && first + len <= 9 {
+            let mut k = 0;
+            while k < PERMS[len].len() {
+                let mut i = 0;
+                while i < len {
+                    table[first][len][k][first + i] = (first + PERMS[len][k][i] as usize) as u8;
+                    i += 1;
+                }
+                k += 1;
+            }
+            len += 1;
+        }
+        first += 1;
+    }
+    table
+};
+
+/// `STACK_RUNS[first][len][k]`: the stacks `first..first + len` in their
+/// `k`-th order, three lanes each, the others in place.
+const STACK_RUNS: [[[[u8; 16]; 6]; 4]; 3] = {
+    let mut table = [[[IDENTITY_LANES; 6]; 4]; 3];
+    let mut first = 0;
+    while first < 3 {
+        let mut len = 2;
+        while len <= 3 && first + len <= 3 {
+            let mut k = 0;
+            while k < PERMS[len].len() {
+                let mut i = 0;
+                while i < 3 * len {
+                    let from = first + PERMS[len][k][i / 3] as usize;
+                    table[first][len][k][3 * first + i] = (3 * from + i % 3) as u8;
+                    i += 1;
+                }
+                k += 1;
+            }
+            len += 1;
+        }
+        first += 1;
+    }
+    table
+};
+
+/// `STACK_ORDERS[9 * a + 3 * b + c]`: output stacks 0, 1, 2 taken from
+/// stacks a, b, c (a permutation; the other entries unused).
+const STACK_ORDERS: [[u8; 16]; 27] = {
+    let mut table = [IDENTITY_LANES; 27];
+    let mut index = 0;
+    while index < 27 {
+        let from = [index / 9, index / 3 % 3, index % 3];
+        let mut lane = 0;
+        while lane < 9 {
+            table[index][lane] = (3 * from[lane / 3] + lane % 3) as u8;
+            lane += 1;
+        }
+        index += 1;
+    }
+    table
+};
 
 /// How many bits each 3-bit number has set (`count_ones` needs a
 /// sequence of shifts where the CPU has no `popcnt`).
@@ -1233,18 +1316,10 @@ fn keys_avx2(p: &Partial, row: &Row) -> [u8; 16] {
     keys
 }
 
-/// A stack's three positions (each key << 8 | column) as one number: the
-/// three keys (four bits each, first highest) above the three positions
-/// themselves, so comparing two numbers compares the stacks as they read.
-fn pack_stack(block: &[u16]) -> u64 {
-    let keys = block.iter().fold(0u64, |k, &a| k << 4 | u64::from(a >> 8));
-    let positions = block.iter().fold(0u64, |p, &a| p << 16 | u64::from(a));
-    keys << 48 | positions
-}
-
 /// Pushes `p` with `row` placed as output row `level`, its columns in the
-/// order `cols`: new digits (bit `j` of `new` for output column `j`) named
-/// left to right, free groups shrunk to the columns still blank (`blank`).
+/// order `cols`: new digits (bit `j` of `new` for output column `j`)
+/// named left to right, free groups shrunk to the columns still blank
+/// (`blank`).
 ///
 /// The copy is edited where it lies in `out`: built on the stack and then
 /// copied in, its fields' byte-sized stores would be read back at once by
@@ -1482,6 +1557,68 @@ mod tests {
             for (j, &k) in keys[..9].iter().enumerate() {
                 assert_eq!(vector.new >> j & 1 == 1, k == NEW);
                 assert_eq!(vector.blank >> j & 1 == 1, k == 0);
+            }
+        }
+    }
+
+    #[test]
+    fn lane_tables_reorder_only_their_runs() {
+        use rand::{Rng, SeedableRng};
+        let is_permutation = |lanes: &[u8; 16]| {
+            let mut sorted = *lanes;
+            sorted.sort();
+            sorted == IDENTITY_LANES
+        };
+        // A run's lanes (or stacks) take the order PERMS names; every
+        // other lane stays where it is.
+        for (first, runs) in LANE_RUNS.iter().enumerate() {
+            for len in 2..=3.min(9 - first) {
+                for (k, perm) in PERMS[len].iter().enumerate() {
+                    let lanes = &runs[len][k];
+                    assert!(is_permutation(lanes));
+                    for (j, &from) in lanes.iter().enumerate() {
+                        let expected = match j.checked_sub(first) {
+                            Some(i) if i < len => first + perm[i] as usize,
+                            _ => j,
+                        };
+                        assert_eq!(from as usize, expected, "{first} {len} {k}");
+                    }
+                }
+            }
+        }
+        for (first, runs) in STACK_RUNS.iter().enumerate() {
+            for len in 2..=3 - first {
+                for (k, perm) in PERMS[len].iter().enumerate() {
+                    let lanes = &runs[len][k];
+                    assert!(is_permutation(lanes));
+                    for (j, &from) in lanes.iter().enumerate() {
+                        let stack = match (j / 3).checked_sub(first) {
+                            Some(i) if j < 9 && i < len => first + perm[i] as usize,
+                            _ => j / 3,
+                        };
+                        let expected = if j < 9 { 3 * stack + j % 3 } else { j };
+                        assert_eq!(from as usize, expected, "{first} {len} {k}");
+                    }
+                }
+            }
+        }
+        for order in PERMS[3] {
+            let lanes =
+                &STACK_ORDERS[9 * order[0] as usize + 3 * order[1] as usize + order[2] as usize];
+            assert!(is_permutation(lanes));
+            for j in 0..9 {
+                assert_eq!(lanes[j] as usize, 3 * order[j / 3] as usize + j % 3);
+            }
+        }
+        // The vector shuffle reads the lanes as the portable one does.
+        if Isa::Avx2.is_supported() {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+            for _ in 0..1000 {
+                let cols: [u8; 16] = rng.gen();
+                let lanes = [0u8; 16].map(|_| rng.gen_range(0..16));
+                // SAFETY: the CPU has AVX2 (checked above).
+                let vector = unsafe { shuffled_avx2(&cols, &lanes) };
+                assert_eq!(vector, shuffled::<false>(&cols, &lanes));
             }
         }
     }
