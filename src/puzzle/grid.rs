@@ -11,6 +11,20 @@ use std::fmt;
 /// Number of cells in a grid.
 pub const CELLS: usize = 81;
 
+/// A count of one for digit `d` in nibble `d - 1` of a tally (nothing for
+/// a blank): [`Grid::repeats`] adds these up per unit. One entry per byte
+/// value (those past 9 unused), so that a cell indexes it with no bounds
+/// check and no mask.
+const DIGIT_NIBBLE: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut d = 1;
+    while d < 10 {
+        table[d] = 1 << (4 * (d - 1));
+        d += 1;
+    }
+    table
+};
+
 /// A 9x9 Sudoku grid: `cells[row * 9 + col]` is 0 (empty) or a digit 1-9.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Grid {
@@ -383,37 +397,39 @@ impl Grid {
 
     /// Whether some digit repeats in a row, a column or (with `BOXES`) a
     /// box, found without a branch per cell (clues and blanks alternate
-    /// unpredictably). Each unit both ORs and adds its digits' bits; the
-    /// two differ exactly when a bit was added twice, since the carry
-    /// changes the sum. A blank's bit (bit 0) is masked off.
+    /// unpredictably). Each cell adds a count of one to its digit's
+    /// nibble ([`DIGIT_NIBBLE`]) in its units' tallies; a digit seen twice
+    /// in a unit leaves a nibble of 2 or more there. A unit holds nine
+    /// cells, so no nibble overflows.
+    ///
+    /// Rows and boxes are tallied in one pass, columns in a second: the
+    /// nine column tallies kept through the first would not fit in
+    /// registers.
     #[inline]
     fn repeats<const BOXES: bool>(&self) -> bool {
-        let mut col_or = [0u16; 9];
-        let mut col_sum = [0u16; 9];
-        let mut box_or = [0u16; 3];
-        let mut box_sum = [0u16; 3];
-        let mut differ = false;
-        for (r, row) in self.cells.chunks_exact(9).enumerate() {
-            let (mut row_or, mut row_sum) = (0u16, 0u16);
-            for (c, &v) in row.iter().enumerate() {
-                let bit = (1u16 << v) & !1;
-                row_or |= bit;
-                row_sum += bit;
-                col_or[c] |= bit;
-                col_sum[c] += bit;
-                if BOXES {
-                    box_or[c / 3] |= bit;
-                    box_sum[c / 3] += bit;
+        /// Every nibble of a tally at 2 or more: bits 1 to 3 of the nine.
+        const TWICE: u64 = 0xe_eeee_eeee;
+        let one = |v: u8| DIGIT_NIBBLE[usize::from(v)];
+        let mut twice = 0u64;
+        for band in self.cells.chunks_exact(27) {
+            let mut boxes = [0u64; 3];
+            for row in band.chunks_exact(9) {
+                let mut tally = 0u64;
+                for (c, &v) in row.iter().enumerate() {
+                    tally += one(v);
+                    if BOXES {
+                        boxes[c / 3] += one(v);
+                    }
                 }
+                twice |= tally;
             }
-            differ |= row_or != row_sum;
-            if BOXES && r % 3 == 2 {
-                differ |= box_or != box_sum;
-                box_or = [0; 3];
-                box_sum = [0; 3];
-            }
+            twice |= boxes[0] | boxes[1] | boxes[2];
         }
-        differ || col_or != col_sum
+        for c in 0..9 {
+            let tally: u64 = (0..9).map(|r| one(self.cells[9 * r + c])).sum();
+            twice |= tally;
+        }
+        twice & TWICE != 0
     }
 
     /// True when `self` is a complete grid obeying the rules.
