@@ -1108,8 +1108,16 @@ fn expand<const AVX2: bool>(
             let triple = u16::from(keys[0]) << 8 | u16::from(keys[1]) << 4 | u16::from(keys[2]);
             *stack = triple << 2 | s as u16;
         }
-        sort_prefix(&mut stacks, b as u8);
-        let from = stacks.map(|stack| usize::from(stack & 3));
+        // Sorted by a network of minima and maxima, no branch: with two
+        // blank stacks the third stays last as the largest number (whose
+        // stack number, 3, is read as 2).
+        let [first, second, third] = stacks;
+        let third = if b == 3 { third } else { u16::MAX };
+        let (first, second) = (first.min(second), first.max(second));
+        let (second, third) = (second.min(third), second.max(third));
+        let (first, second) = (first.min(second), first.max(second));
+        let stacks = [first, second, third];
+        let from = stacks.map(|stack| usize::from(stack & 3).min(2));
         cols = shuffled::<AVX2>(&cols, &STACK_ORDERS[from[0] * 9 + from[1] * 3 + from[2]]);
         let (placed_new, placed_blank) = (new, blank);
         (new, blank) = (0, 0);
