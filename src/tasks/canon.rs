@@ -352,20 +352,9 @@ fn row_key_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> u64 {
         let sorted = _mm_blendv_epi8(_mm_max_epu8(v, partner), _mm_min_epu8(v, partner), lower);
         _mm_blendv_epi8(v, sorted, active)
     }
-    let mut keys = keys_in_lanes(p, row);
-    if sort.any {
-        // SAFETY: as above.
-        let (first, second) = unsafe {
-            (
-                _mm_loadu_si128(sort.first.as_ptr().cast()),
-                _mm_loadu_si128(sort.second.as_ptr().cast()),
-            )
-        };
-        let [swap_first, lower_first, swap_second, lower_second] = network_lanes();
-        keys = exchange(keys, swap_first, lower_first, first);
-        keys = exchange(keys, swap_second, lower_second, second);
-        keys = exchange(keys, swap_first, lower_first, first);
-    }
+    let keys = through_network(keys_in_lanes(p, row), sort, |keys, swap, lower, active| {
+        exchange(keys, swap, lower, active)
+    });
     // Lane pairs as 16 * first + second (u16), then as bytes: lanes 0-4
     // hold the nine keys as nibbles, lanes 5-7 the zero padding.
     let pairs = _mm_maddubs_epi16(keys, _mm_set1_epi16(0x0110));
@@ -378,22 +367,43 @@ fn row_key_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> u64 {
     with_blank_stacks_sorted(key, sort.triples)
 }
 
-/// The lanes of the sorting network's two steps, as `[swap_first,
-/// lower_first, swap_second, lower_second]`: the first step pairs lanes
-/// (0, 1), (3, 4), (6, 7), the second (1, 2), (4, 5), (7, 8); `swap` names
-/// each lane's partner (itself outside the pairs), `lower` marks the first
-/// lane of each pair.
+/// `value` (a row's lanes) through the network of `sort`: `step(value,
+/// swap, lower, active)` makes one compare-exchange step, on the pairs
+/// where `active`, `swap` naming each lane's partner (itself outside the
+/// pairs) and `lower` the first lane of each pair. The first step pairs
+/// lanes (0, 1), (3, 4), (6, 7), the second (1, 2), (4, 5), (7, 8), then
+/// the first again: three steps sort three lanes, the first alone two.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt,lzcnt")]
 #[inline]
-fn network_lanes() -> [std::arch::x86_64::__m128i; 4] {
+fn through_network<T>(
+    value: T,
+    sort: &PrefixSort,
+    step: impl Fn(
+        T,
+        std::arch::x86_64::__m128i,
+        std::arch::x86_64::__m128i,
+        std::arch::x86_64::__m128i,
+    ) -> T,
+) -> T {
     use std::arch::x86_64::*;
-    [
-        _mm_setr_epi8(1, 0, 2, 4, 3, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15),
-        _mm_setr_epi8(-1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0),
-        _mm_setr_epi8(0, 2, 1, 3, 5, 4, 6, 8, 7, 9, 10, 11, 12, 13, 14, 15),
-        _mm_setr_epi8(0, -1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0),
-    ]
+    if !sort.any {
+        return value;
+    }
+    // SAFETY: 16-byte arrays, loaded whole; no alignment needed.
+    let (first, second) = unsafe {
+        (
+            _mm_loadu_si128(sort.first.as_ptr().cast()),
+            _mm_loadu_si128(sort.second.as_ptr().cast()),
+        )
+    };
+    let swap_first = _mm_setr_epi8(1, 0, 2, 4, 3, 5, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15);
+    let lower_first = _mm_setr_epi8(-1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    let swap_second = _mm_setr_epi8(0, 2, 1, 3, 5, 4, 6, 8, 7, 9, 10, 11, 12, 13, 14, 15);
+    let lower_second = _mm_setr_epi8(0, -1, 0, 0, -1, 0, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0);
+    let value = step(value, swap_first, lower_first, first);
+    let value = step(value, swap_second, lower_second, second);
+    step(value, swap_first, lower_first, first)
 }
 
 /// [`Partial::placing`] by the network of `sort` run on the keys in lanes,
@@ -426,21 +436,11 @@ fn placing_avx2(p: &Partial, row: &Row, sort: &PrefixSort) -> Placing {
     }
     // SAFETY: a 16-byte array, loaded whole; no alignment needed.
     let cols = unsafe { _mm_loadu_si128(p.cols.as_ptr().cast()) };
-    let mut lanes = (keys_in_lanes(p, row), cols);
-    if sort.any {
-        // SAFETY: as above.
-        let (first, second) = unsafe {
-            (
-                _mm_loadu_si128(sort.first.as_ptr().cast()),
-                _mm_loadu_si128(sort.second.as_ptr().cast()),
-            )
-        };
-        let [swap_first, lower_first, swap_second, lower_second] = network_lanes();
-        lanes = exchange(lanes, swap_first, lower_first, first);
-        lanes = exchange(lanes, swap_second, lower_second, second);
-        lanes = exchange(lanes, swap_first, lower_first, first);
-    }
-    let (keys, cols) = lanes;
+    let (keys, cols) = through_network(
+        (keys_in_lanes(p, row), cols),
+        sort,
+        |lanes, swap, lower, active| exchange(lanes, swap, lower, active),
+    );
     let mut placing = Placing {
         cols: [0; 16],
         keys: [0; 16],
