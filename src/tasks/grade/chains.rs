@@ -878,6 +878,60 @@ impl Chains {
         }
     }
 
+    /// What the forcing chains of the first producer that rate `most`
+    /// or less conclude on `board` (the solution known): each candidate
+    /// such a chain proves false, as (cell, digit, false), and each it
+    /// proves true, as (cell, digit, true); the X and Y links' chains
+    /// (7.0 and more) first, X links' alone (6.6 and more) only where
+    /// those find nothing. `None` where the solution is not known or the
+    /// board has too many candidates for the rows of [`reach`].
+    ///
+    /// Told on the rows alone, without the searches: whether SE's search
+    /// from a candidate meets its target within the longest chain that
+    /// rates `most` is all that is asked, not which chain comes first.
+    pub fn forcing_conclusions(&mut self, board: &Board, most: u16) -> Option<Vec<(u8, u8, bool)>> {
+        let solution = self.solution?;
+        let mut found = Vec::new();
+        self.links.build(board);
+        for (y, base) in [(true, 7.0), (false, 6.6)] {
+            // The longest chain (complexity) rated `most` or less.
+            let bonuses = (0..=1u32 << 16).zip(LengthBonuses::default()).skip(1);
+            let limit = bonuses
+                .take_while(|&(_, bonus)| tenths(base + bonus) <= most)
+                .count() as u32;
+            if limit < 2 {
+                continue;
+            }
+            if y {
+                // Kept if made for the same board by the last pass of
+                // cycles and forcing chains (the XY pass).
+                self.reach.forget_unless_made_for(board);
+            } else {
+                self.reach.forget();
+            }
+            for cell in 0..81u8 {
+                let cands = board.cands(cell);
+                if cands.count_ones() < 2 {
+                    continue;
+                }
+                for d in digits(cands) {
+                    // Only the chain that proves the truth can exist.
+                    let truth = solution[cell as usize] == d;
+                    let start = Pot::new(cell, d, !truth);
+                    match self.reach.finds_known(board, &self.links, y, start, limit) {
+                        None => return None,
+                        Some(true) => found.push((cell, d, truth)),
+                        Some(false) => {}
+                    }
+                }
+            }
+            if !found.is_empty() {
+                break;
+            }
+        }
+        Some(found)
+    }
+
     /// Nishio forcing chains (7.5+).
     pub fn nishio(&mut self, board: &Board) -> Option<Step> {
         self.multiple_chains(board, NISHIO)

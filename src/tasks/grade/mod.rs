@@ -22,7 +22,7 @@ pub mod wings;
 
 pub use board::Board;
 
-use crate::puzzle::grid::Grid;
+use crate::puzzle::grid::{Grid, UNIT_CELLS};
 use crate::puzzle::Puzzle;
 use crate::solver::{FastSolver, Outcome};
 
@@ -115,6 +115,19 @@ pub enum Technique {
 }
 
 impl Technique {
+    /// True for the techniques of the first chaining producer: cycles
+    /// and forcing chains of X and Y links (6.5-7.x).
+    pub fn is_first_chaining(self) -> bool {
+        matches!(
+            self,
+            Technique::XCycle
+                | Technique::YCycle
+                | Technique::ForcingXChain
+                | Technique::Cycle
+                | Technique::ForcingChain
+        )
+    }
+
     /// Every technique, in SE's order of difficulty.
     pub const ALL: [Technique; 37] = [
         Technique::FullHouse,
@@ -414,6 +427,15 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
             er = step.rating;
             hardest = Some(step.technique);
         }
+        // At a step of cycles or forcing chains: where no step from here
+        // on (this one included) can rate above ER, the rest of the path
+        // can change neither ER, nor EP (what is left of it rates ER at
+        // most, so it is ER if still open), nor ED (this step's ER if not
+        // yet set). Not where the steps are kept.
+        if !keep && step.technique.is_first_chaining() && memory.rest_rates_at_most(&board, er) {
+            ed.get_or_insert(er);
+            break;
+        }
         let before = board.clone();
         step.apply(&mut board);
         memory.step_taken(&before, &board);
@@ -436,6 +458,51 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
     }
 }
 
+/// Places the naked and hidden singles of `board` (which holds its
+/// solution), and those they leave, until none is left.
+fn place_singles(board: &mut Board) {
+    loop {
+        let mut placed = false;
+        for cell in 0..81u8 {
+            let cands = board.cands(cell);
+            if board.value(cell) == 0 && cands.count_ones() == 1 {
+                board.place(cell, cands.trailing_zeros() as u8 + 1);
+                placed = true;
+            }
+        }
+        for (u, cells) in UNIT_CELLS.iter().enumerate() {
+            for d in 1..=9 {
+                let positions = board.positions(u, d);
+                if positions.count_ones() == 1 {
+                    board.place(cells[positions.trailing_zeros() as usize], d);
+                    placed = true;
+                }
+            }
+        }
+        if !placed {
+            return;
+        }
+    }
+}
+
+/// The board of what `a` and `b` (boards of one puzzle, holding its
+/// solution) both tell: the values placed in either, the candidates of
+/// both.
+fn both(a: &Board, b: &Board) -> Board {
+    let mut joined = a.clone();
+    for cell in 0..81u8 {
+        if b.value(cell) != 0 && joined.value(cell) == 0 {
+            joined.place(cell, b.value(cell));
+        }
+    }
+    for d in 1..=9 {
+        for cell in board::cells_of(joined.cells_with(d) & !b.cells_with(d)) {
+            joined.eliminate(cell, d);
+        }
+    }
+    joined
+}
+
 /// What the search for the next step keeps from one step of a path to
 /// the next.
 struct PathMemory {
@@ -449,6 +516,18 @@ struct PathMemory {
     changed: [Changed; LOCAL.len()],
     /// The pairs of digits the loop search found no loop on.
     loops: loops::LoopMemory,
+    /// Where [`PathMemory::rest_rates_at_most`] last got stuck.
+    stuck: Option<Box<Stuck>>,
+}
+
+/// A board the techniques that stay true as candidates go left unsolved,
+/// the most they were allowed to rate, and what their producers knew of
+/// it: every board of the path after it holds no more than what it
+/// holds together with that board.
+struct Stuck {
+    board: Board,
+    most: Rating,
+    basics: PathMemory,
 }
 
 /// Where the board changed: cells (bit `c`), units (bit `u`), digits
@@ -589,6 +668,7 @@ impl PathMemory {
             chains: None,
             changed: [Changed::EVERYWHERE; LOCAL.len()],
             loops: loops::LoopMemory::new(),
+            stuck: None,
         }
     }
 
@@ -602,6 +682,97 @@ impl PathMemory {
             }
             found
         })
+    }
+
+    /// True when no step of the path from `board` on can rate above
+    /// `most` (6.6 or more): told by solving a copy of the board with
+    /// techniques that rate `most` or less and that stay true as
+    /// candidates go, the singles, locked candidates, naked and hidden
+    /// sets, fish, XY- and XYZ-wings, and the forcing chains of the
+    /// first chaining producer within `most` (see
+    /// [`chains::Chains::forcing_conclusions`]).
+    ///
+    /// Why that says it: each such technique, where it removes or places
+    /// something on a board, still does on any board with fewer false
+    /// candidates, or what it concluded follows there by singles (a chain
+    /// whose candidate went: the link before or after it became a single,
+    /// and singles run along the chain to its end). So on every board of
+    /// the path, as long as the copy was solved from the board, one of
+    /// them finds something, and the step SE takes rates no more than it.
+    /// False when the copy gets stuck (the path is then walked on), or
+    /// without the solution.
+    fn rest_rates_at_most(&mut self, board: &Board, most: Rating) -> bool {
+        let Some(chains) = self.chains.as_mut() else {
+            return false;
+        };
+        if most < 66 || self.solution.is_none() {
+            return false;
+        }
+        let (mut copy, mut basics) = match self.stuck.take() {
+            // What was concluded from an earlier board of the path
+            // follows from this one too (every technique used stays true
+            // as candidates go): start from both boards' conclusions.
+            Some(stuck) => {
+                let Stuck {
+                    board: before,
+                    most: then,
+                    mut basics,
+                } = *stuck;
+                let copy = both(&before, board);
+                if copy == before && then == most {
+                    // Stuck there again.
+                    self.stuck = Some(Box::new(Stuck {
+                        board: before,
+                        most,
+                        basics,
+                    }));
+                    return false;
+                }
+                basics.step_taken(&before, &copy);
+                (copy, basics)
+            }
+            // Asked where every producer below the chains found nothing
+            // on `board`: they search only where the board changes.
+            None => {
+                let mut basics = PathMemory::new(None);
+                basics.changed = [Changed::NOWHERE; LOCAL.len()];
+                (board.clone(), basics)
+            }
+        };
+        loop {
+            let before = copy.clone();
+            place_singles(&mut copy);
+            basics.step_taken(&before, &copy);
+            // Singles ... hidden quad (no exclusions: LOCAL's last two).
+            while let Some(step) = basics.local(&copy, 0..17) {
+                let before = copy.clone();
+                step.apply(&mut copy);
+                basics.step_taken(&before, &copy);
+            }
+            if copy.is_solved() {
+                return true;
+            }
+            let found = chains.forcing_conclusions(&copy, most).unwrap_or_default();
+            if found.is_empty() {
+                self.stuck = Some(Box::new(Stuck {
+                    board: copy,
+                    most,
+                    basics,
+                }));
+                return false;
+            }
+            let before = copy.clone();
+            for (cell, d, true_) in found {
+                if true_ {
+                    if copy.value(cell) == 0 {
+                        copy.place(cell, d);
+                    }
+                } else {
+                    copy.eliminate(cell, d);
+                }
+            }
+            basics.step_taken(&before, &copy);
+        }
     }
 
     /// Notes what a step changed from `before` to `after`.
@@ -794,5 +965,58 @@ mod tests {
             }
         }
         assert!(chain_steps > 100, "{chain_steps}");
+    }
+
+    /// Where the path is told that no step from a step of cycles or
+    /// forcing chains on rates above its ER so far, none does (the path
+    /// walked on to its end to see), and the grades that stop there are
+    /// those of the whole path.
+    #[test]
+    fn rests_told_to_rate_at_most_er_do() {
+        let mut solver = FastSolver::new();
+        let (mut told, mut not) = (0, 0);
+        for (line, mut board, solution) in test_boards::sample(1500) {
+            let mut memory = PathMemory::new(Some(&solution));
+            let mut er = 0;
+            // The ERs the rest was told to rate at most.
+            let mut bounds: Vec<Rating> = Vec::new();
+            while let Some(step) = next_step(&board, &mut memory, Rating::MAX) {
+                er = er.max(step.rating);
+                for &most in &bounds {
+                    assert!(
+                        step.rating <= most,
+                        "{line}: {step:?} after a rest told {most}"
+                    );
+                }
+                if step.technique.is_first_chaining() {
+                    if memory.rest_rates_at_most(&board, er) {
+                        told += 1;
+                        bounds.push(er);
+                    } else {
+                        not += 1;
+                    }
+                }
+                let before = board.clone();
+                step.apply(&mut board);
+                memory.step_taken(&before, &board);
+            }
+            let puzzle: Puzzle = Grid::parse_line(line.as_bytes()).unwrap().into();
+            let ratings = |g: Grade| match g {
+                Grade::Rated {
+                    er,
+                    ep,
+                    ed,
+                    hardest,
+                    ..
+                } => Some((er, ep, ed, hardest)),
+                _ => None,
+            };
+            assert_eq!(
+                ratings(grade(&puzzle, &mut solver, false)),
+                ratings(grade(&puzzle, &mut solver, true)),
+                "{line}"
+            );
+        }
+        assert!(told > 100 && not > 100, "{told} told, {not} not");
     }
 }

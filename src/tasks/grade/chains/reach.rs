@@ -370,6 +370,24 @@ impl Reach {
         met < limit
     }
 
+    /// Whether the search from `start` finds its target with this
+    /// `limit`, as [`Reach::finds`] tells it, or `None` where the board
+    /// has too many candidates for the rows (where `finds` says yes
+    /// without knowing).
+    pub(super) fn finds_known(
+        &mut self,
+        board: &Board,
+        links: &Links,
+        y: bool,
+        start: Pot,
+        limit: u32,
+    ) -> Option<bool> {
+        if !self.made(board, links, (y, true)) {
+            return None;
+        }
+        Some(self.finds(board, links, y, start, limit))
+    }
+
     /// False when no cycle through `start` (an "on") of at most `limit`
     /// nodes can exist, with the pass's `board` and `links` (`kinds`: Y,
     /// X). A cycle search closes a cycle when an "on" it meets links
