@@ -889,7 +889,11 @@ impl Chains {
     /// Told on the rows alone, without the searches: whether SE's search
     /// from a candidate meets its target within the longest chain that
     /// rates `most` is all that is asked, not which chain comes first.
-    pub fn forcing_conclusions(&mut self, board: &Board, most: u16) -> Option<Vec<(u8, u8, bool)>> {
+    pub fn forcing_conclusions(
+        &mut self,
+        board: &Board,
+        most: super::Rating,
+    ) -> Option<Vec<(u8, u8, bool)>> {
         let solution = self.solution?;
         let mut found = Vec::new();
         self.links.build(board);

@@ -762,8 +762,8 @@ impl PathMemory {
                 return false;
             }
             let before = copy.clone();
-            for (cell, d, true_) in found {
-                if true_ {
+            for (cell, d, proven_true) in found {
+                if proven_true {
                     if copy.value(cell) == 0 {
                         copy.place(cell, d);
                     }
