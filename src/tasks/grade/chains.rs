@@ -374,6 +374,14 @@ impl Iterator for LengthBonuses {
     }
 }
 
+/// The largest complexity up to which every chain passes `ok` (its
+/// complexity, its length bonus): complexities 1, 2, ... in turn, the
+/// bonuses summed one after the other, not each from scratch.
+fn longest_chain(ok: impl Fn(u32, f64) -> bool) -> u32 {
+    let bonuses = (0..=1 << 16).zip(LengthBonuses::default()).skip(1);
+    bonuses.take_while(|&(c, bonus)| ok(c, bonus)).count() as u32
+}
+
 /// A rating as SE prints it, in tenths: `floor((x + 0.05) * 10)`.
 fn tenths(x: f64) -> u16 {
     ((x + 0.05) * 10.0).floor() as u16
@@ -899,10 +907,7 @@ impl Chains {
         self.links.build(board);
         for (y, base) in [(true, 7.0), (false, 6.6)] {
             // The longest chain (complexity) rated `most` or less.
-            let bonuses = (0..=1u32 << 16).zip(LengthBonuses::default()).skip(1);
-            let limit = bonuses
-                .take_while(|&(_, bonus)| tenths(base + bonus) <= most)
-                .count() as u32;
+            let limit = longest_chain(|_, bonus| tenths(base + bonus) <= most);
             if limit < 2 {
                 continue;
             }
@@ -922,7 +927,7 @@ impl Chains {
                     // Only the chain that proves the truth can exist.
                     let truth = solution[cell as usize] == d;
                     let start = Pot::new(cell, d, !truth);
-                    match self.reach.finds_known(board, &self.links, y, start, limit) {
+                    match self.reach.finds(board, &self.links, y, start, limit) {
                         None => return None,
                         Some(true) => found.push((cell, d, truth)),
                         Some(false) => {}
@@ -1025,7 +1030,12 @@ impl Chains {
             cycle_limit
         };
         let mut finds = |from: Pot| {
-            chain_limit >= 2 && self.reach.finds(board, &self.links, y, from, chain_limit)
+            // Too many candidates for the rows: the search is made.
+            chain_limit >= 2
+                && self
+                    .reach
+                    .finds(board, &self.links, y, from, chain_limit)
+                    .unwrap_or(true)
         };
         // A forcing chain's search where it meets its target within its
         // limit (from "on", the layer `reach` counts is the search's
@@ -1102,11 +1112,8 @@ impl Chains {
             return u32::MAX;
         };
         let best_key = sort_key(best.rating, best.complexity, best.kind);
-        // Keys grow with the complexity: count those below the best's
-        // (the bonuses one after the other, not each from scratch).
-        let below = |(c, bonus): &(u32, f64)| sort_key(base + bonus, *c, kind) < best_key;
-        let bonuses = (0..=1 << 16).zip(LengthBonuses::default()).skip(1);
-        bonuses.take_while(below).count() as u32
+        // Keys grow with the complexity: count those below the best's.
+        longest_chain(|c, bonus| sort_key(base + bonus, c, kind) < best_key)
     }
 
     fn two_sets(&mut self, a: usize, b: usize) -> [&mut PotSet; 2] {

@@ -343,38 +343,14 @@ impl Reach {
         self.closure = closure;
     }
 
-    /// True when the search from `start` for its own candidate in the
+    /// Whether the search from `start` for its own candidate in the
     /// other state (a forcing chain) finds it with this `limit`: when it
     /// meets it at a layer below the limit, as the searches count layers
     /// (the start is layer 0, the nodes it links to layer 1, ...). With
     /// the pass's `board` and `links` (`y`; X links always, as forcing
-    /// chains need them).
+    /// chains need them). `None` where the board has too many candidates
+    /// for the rows (not known: the search must be made).
     pub(super) fn finds(
-        &mut self,
-        board: &Board,
-        links: &Links,
-        y: bool,
-        start: Pot,
-        limit: u32,
-    ) -> bool {
-        if !self.made(board, links, (y, true)) {
-            // Too many candidates for the rows: every search is made.
-            return true;
-        }
-        let a = self.place_of(start);
-        let met = if start.on() {
-            self.own_off_layer(links, y, a, limit)
-        } else {
-            self.own_on_layer(a, limit)
-        };
-        met < limit
-    }
-
-    /// Whether the search from `start` finds its target with this
-    /// `limit`, as [`Reach::finds`] tells it, or `None` where the board
-    /// has too many candidates for the rows (where `finds` says yes
-    /// without knowing).
-    pub(super) fn finds_known(
         &mut self,
         board: &Board,
         links: &Links,
@@ -385,7 +361,13 @@ impl Reach {
         if !self.made(board, links, (y, true)) {
             return None;
         }
-        Some(self.finds(board, links, y, start, limit))
+        let a = self.place_of(start);
+        let met = if start.on() {
+            self.own_off_layer(links, y, a, limit)
+        } else {
+            self.own_on_layer(a, limit)
+        };
+        Some(met < limit)
     }
 
     /// False when no cycle through `start` (an "on") of at most `limit`
@@ -647,7 +629,8 @@ mod tests {
                                 let limits = (0, limit);
                                 let on = chains.cycles(board, start, (y, x), limits, &mut None);
                                 let rows = reach.finds(board, &chains.links, y, start, limit);
-                                assert_eq!(rows, on.is_some() || whole, "{at} on, limit {limit}");
+                                let expected = (!whole).then_some(on.is_some());
+                                assert_eq!(rows, expected, "{at} on, limit {limit}");
                                 let off = forcing_from_off(
                                     &mut chains.tree,
                                     &mut chains.arena,
@@ -659,7 +642,8 @@ mod tests {
                                 );
                                 let from = start.flipped();
                                 let rows = reach.finds(board, &chains.links, y, from, limit);
-                                assert_eq!(rows, off.is_some() || whole, "{at} off, limit {limit}");
+                                let expected = (!whole).then_some(off.is_some());
+                                assert_eq!(rows, expected, "{at} off, limit {limit}");
                                 *found += on.is_some() as u32 + off.is_some() as u32;
                                 *not_found += on.is_none() as u32 + off.is_none() as u32;
                             }
