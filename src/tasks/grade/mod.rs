@@ -22,7 +22,7 @@ pub mod wings;
 
 pub use board::Board;
 
-use crate::puzzle::grid::{Grid, UNIT_CELLS};
+use crate::puzzle::grid::Grid;
 use crate::puzzle::Puzzle;
 use crate::solver::{FastSolver, Outcome};
 
@@ -458,33 +458,6 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
     }
 }
 
-/// Places the naked and hidden singles of `board` (which holds its
-/// solution), and those they leave, until none is left.
-fn place_singles(board: &mut Board) {
-    loop {
-        let mut placed = false;
-        for cell in 0..81u8 {
-            let cands = board.cands(cell);
-            if board.value(cell) == 0 && cands.count_ones() == 1 {
-                board.place(cell, cands.trailing_zeros() as u8 + 1);
-                placed = true;
-            }
-        }
-        for (u, cells) in UNIT_CELLS.iter().enumerate() {
-            for d in 1..=9 {
-                let positions = board.positions(u, d);
-                if positions.count_ones() == 1 {
-                    board.place(cells[positions.trailing_zeros() as usize], d);
-                    placed = true;
-                }
-            }
-        }
-        if !placed {
-            return;
-        }
-    }
-}
-
 /// The board of what `a` and `b` (boards of one puzzle, holding its
 /// solution) both tell: the values placed in either, the candidates of
 /// both.
@@ -740,9 +713,6 @@ impl PathMemory {
             }
         };
         loop {
-            let before = copy.clone();
-            place_singles(&mut copy);
-            basics.step_taken(&before, &copy);
             // Singles ... hidden quad (no exclusions: LOCAL's last two).
             while let Some(step) = basics.local(&copy, 0..17) {
                 let before = copy.clone();
