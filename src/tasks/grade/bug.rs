@@ -325,7 +325,7 @@ mod tests {
                 };
                 let before = board.clone();
                 step.apply(&mut board);
-                memory.step_taken(&before, &board);
+                memory.producers.step_taken(&before, &board);
             }
         }
         assert!(

@@ -2178,7 +2178,7 @@ mod tests {
                 }
                 let before = board.clone();
                 step.apply(&mut board);
-                memory.step_taken(&before, &board);
+                memory.producers.step_taken(&before, &board);
             }
             if board.is_solved() {
                 continue;
@@ -2215,7 +2215,7 @@ mod tests {
                 }
                 let before = board.clone();
                 step.apply(&mut board);
-                memory.step_taken(&before, &board);
+                memory.producers.step_taken(&before, &board);
             }
         }
         assert!(compared > 100, "{compared}");

@@ -598,7 +598,7 @@ mod tests {
                 found += fresh.is_some() as u32;
                 let before = board.clone();
                 step.apply(&mut board);
-                memory.step_taken(&before, &board);
+                memory.producers.step_taken(&before, &board);
             }
         }
         let mut kept = LoopMemory::new();

@@ -438,7 +438,7 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
         }
         let before = board.clone();
         step.apply(&mut board);
-        memory.step_taken(&before, &board);
+        memory.producers.step_taken(&before, &board);
         if ep.is_none() {
             ed.get_or_insert(er);
             if step.placed.is_some() {
@@ -483,10 +483,8 @@ struct PathMemory {
     solution: Option<Grid>,
     /// The chain searches' buffers and memory, made when first needed.
     chains: Option<chains::Chains>,
-    /// Per producer of [`LOCAL`]: where the board changed since it last
-    /// searched and found nothing, the only places it can find something
-    /// now.
-    changed: [Changed; LOCAL.len()],
+    /// Where the producers of [`LOCAL`] must search.
+    producers: LocalMemory,
     /// The pairs of digits the loop search found no loop on.
     loops: loops::LoopMemory,
     /// Where [`PathMemory::rest_rates_at_most`] last got stuck.
@@ -500,7 +498,14 @@ struct PathMemory {
 struct Stuck {
     board: Board,
     most: Rating,
-    basics: PathMemory,
+    basics: LocalMemory,
+}
+
+/// Per producer of [`LOCAL`]: where the board changed since it last
+/// searched and found nothing, the only places it can find something
+/// now.
+struct LocalMemory {
+    changed: [Changed; LOCAL.len()],
 }
 
 /// Where the board changed: cells (bit `c`), units (bit `u`), digits
@@ -639,22 +644,10 @@ impl PathMemory {
         PathMemory {
             solution: solution.copied(),
             chains: None,
-            changed: [Changed::EVERYWHERE; LOCAL.len()],
+            producers: LocalMemory::new(Changed::EVERYWHERE),
             loops: loops::LoopMemory::new(),
             stuck: None,
         }
-    }
-
-    /// The first hint of the producers `range` of [`LOCAL`], each run
-    /// where the board changed since it last found nothing.
-    fn local(&mut self, board: &Board, range: std::ops::Range<usize>) -> Option<Step> {
-        range.into_iter().find_map(|i| {
-            let found = LOCAL[i].search(board, self.changed[i]);
-            if found.is_none() {
-                self.changed[i] = Changed::NOWHERE;
-            }
-            found
-        })
     }
 
     /// True when no step of the path from `board` on can rate above
@@ -706,11 +699,7 @@ impl PathMemory {
             }
             // Asked where every producer below the chains found nothing
             // on `board`: they search only where the board changes.
-            None => {
-                let mut basics = PathMemory::new(None);
-                basics.changed = [Changed::NOWHERE; LOCAL.len()];
-                (board.clone(), basics)
-            }
+            None => (board.clone(), LocalMemory::new(Changed::NOWHERE)),
         };
         loop {
             // Singles ... hidden quad (no exclusions: LOCAL's last two).
@@ -744,6 +733,27 @@ impl PathMemory {
             basics.step_taken(&before, &copy);
         }
     }
+}
+
+impl LocalMemory {
+    /// Each producer to search where `start` says.
+    fn new(start: Changed) -> LocalMemory {
+        LocalMemory {
+            changed: [start; LOCAL.len()],
+        }
+    }
+
+    /// The first hint of the producers `range` of [`LOCAL`], each run
+    /// where the board changed since it last found nothing.
+    fn local(&mut self, board: &Board, range: std::ops::Range<usize>) -> Option<Step> {
+        range.into_iter().find_map(|i| {
+            let found = LOCAL[i].search(board, self.changed[i]);
+            if found.is_none() {
+                self.changed[i] = Changed::NOWHERE;
+            }
+            found
+        })
+    }
 
     /// Notes what a step changed from `before` to `after`.
     fn step_taken(&mut self, before: &Board, after: &Board) {
@@ -773,13 +783,14 @@ fn next_step(board: &Board, memory: &mut PathMemory, cap: Rating) -> Option<Step
     // Those of LOCAL by their place there.
     // Hidden single ... hidden triple, XY- and XYZ-wing.
     memory
+        .producers
         .local(board, 0..14)
         .or_else(|| upto(45).and_then(|()| loops::unique_loop(board, &mut memory.loops)))
         // Naked quad, jellyfish, hidden quad.
-        .or_else(|| upto(50).and_then(|()| memory.local(board, 14..17)))
+        .or_else(|| upto(50).and_then(|()| memory.producers.local(board, 14..17)))
         .or_else(|| upto(56).and_then(|()| bug::bug(board)))
         // Aligned pair exclusion.
-        .or_else(|| upto(62).and_then(|()| memory.local(board, 17..18)))
+        .or_else(|| upto(62).and_then(|()| memory.producers.local(board, 17..18)))
         .or_else(|| {
             upto(65)?;
             let solution = memory.solution.as_ref();
@@ -795,7 +806,7 @@ fn next_step(board: &Board, memory: &mut PathMemory, cap: Rating) -> Option<Step
             chains.cycles_and_forcing_chains(board)
         })
         // Aligned triplet exclusion.
-        .or_else(|| upto(75).and_then(|()| memory.local(board, 18..19)))
+        .or_else(|| upto(75).and_then(|()| memory.producers.local(board, 18..19)))
         .or_else(|| {
             upto(75)?;
             let chains = memory.chains.as_mut().expect("made above");
@@ -931,7 +942,7 @@ mod tests {
                 chain_steps += usize::from(step.rating >= 65);
                 let before = board.clone();
                 step.apply(&mut board);
-                kept.step_taken(&before, &board);
+                kept.producers.step_taken(&before, &board);
             }
         }
         assert!(chain_steps > 100, "{chain_steps}");
@@ -968,7 +979,7 @@ mod tests {
                 }
                 let before = board.clone();
                 step.apply(&mut board);
-                memory.step_taken(&before, &board);
+                memory.producers.step_taken(&before, &board);
             }
             let puzzle: Puzzle = Grid::parse_line(line.as_bytes()).unwrap().into();
             let ratings = |g: Grade| match g {
