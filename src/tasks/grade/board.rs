@@ -244,12 +244,14 @@ impl Board {
             self.eliminate(cell, e);
         }
         self.values[cell as usize] = d;
-        for &p in &PEERS[cell as usize] {
+        // Only the peers that hold `d` lose it.
+        for p in cells_of(self.cells_with(d) & PEER_MASKS[cell as usize]) {
             self.eliminate(p, d);
         }
     }
 
     /// Removes candidate `d` from `cell`; true when it was there.
+    #[inline]
     pub fn eliminate(&mut self, cell: u8, d: u8) -> bool {
         let had = self.has(cell, d);
         if had {

@@ -117,6 +117,13 @@ pub enum Technique {
 impl Technique {
     /// True for the techniques of the first chaining producer: cycles
     /// and forcing chains of X and Y links (6.5-7.x).
+    pub fn is_single(self) -> bool {
+        matches!(
+            self,
+            Technique::FullHouse | Technique::HiddenSingle | Technique::NakedSingle
+        )
+    }
+
     pub fn is_first_chaining(self) -> bool {
         matches!(
             self,
@@ -438,10 +445,16 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
         }
         let before = board.clone();
         step.apply(&mut board);
+        let singles = match singles_within(er) {
+            Some(singles) if !keep && solution.is_some() && step.technique.is_single() => {
+                place_singles(&mut board, singles)
+            }
+            _ => false,
+        };
         memory.producers.step_taken(&before, &board);
         if ep.is_none() {
             ed.get_or_insert(er);
-            if step.placed.is_some() {
+            if step.placed.is_some() || singles {
                 ep = Some(er);
             }
         }
@@ -456,6 +469,57 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
         hardest,
         steps: path,
     }
+}
+
+/// The singles the path may place at once after a step, ER being `er`:
+/// all SE's techniques rated `er` or less, if singles are all of them
+/// but the direct ones (see [`place_singles`]).
+fn singles_within(er: Rating) -> Option<Singles> {
+    match er {
+        ..12 => None,
+        12..15 => Some(Singles::InBoxes),
+        15..23 => Some(Singles::Hidden),
+        23.. => Some(Singles::All),
+    }
+}
+
+/// Places on `board` the `singles` it has, and those they lead to, until
+/// none is left: true if it placed some. For a path whose steps are not
+/// kept, after a step, the puzzle's solution known.
+///
+/// Why the path may jump there: SE always takes the easiest step, and
+/// singles rate lowest (full house 1.0, hidden single in a box 1.2, in a
+/// line 1.5; naked single 2.3, below it only the direct techniques,
+/// 1.7-2.0). A single stays one until placed (fewer candidates leave its
+/// digit nowhere else, its cell nothing else, and the unique solution
+/// keeps it there), and so does what a direct technique places (its
+/// pattern stays, or singles take its place). So, with the singles and
+/// the techniques rated below the highest of them, SE ends on the one
+/// board where none of them finds anything left, whatever their order,
+/// and so does the path after the jump; each step between rates ER at
+/// most. The singles placed then, if any, give EP its value (ER) and ED
+/// its own.
+fn place_singles(board: &mut Board, singles: Singles) -> bool {
+    let mut placed = false;
+    loop {
+        let found = singles::place_hidden_singles(board, singles != Singles::InBoxes)
+            | (singles == Singles::All && singles::place_naked_singles(board));
+        if !found {
+            return placed;
+        }
+        placed = true;
+    }
+}
+
+/// Which singles [`place_singles`] places.
+#[derive(Clone, Copy, PartialEq)]
+enum Singles {
+    /// The full houses and the hidden singles of boxes (1.0, 1.2).
+    InBoxes,
+    /// Every hidden single (to 1.5).
+    Hidden,
+    /// And the naked singles (2.3).
+    All,
 }
 
 /// The board of what `a` and `b` (boards of one puzzle, holding its
