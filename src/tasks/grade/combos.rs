@@ -25,6 +25,22 @@ pub fn combos(k: u32) -> impl Iterator<Item = u16> {
     TABLE[k as usize][..COUNT[k as usize]].iter().copied()
 }
 
+/// The masks of [`combos`] with every member in `open`, in the same
+/// order: the `k`-subsets of `open`'s members, made as those of its first
+/// `m` places (`m` its size, the table's first entries) spread out onto
+/// its members, which keeps the order (the i-th lowest bit goes to the
+/// i-th lowest member).
+pub fn combos_within(open: u16, k: u32) -> impl Iterator<Item = u16> {
+    let mut spread = [0u16; 9];
+    for (n, i) in members(open).enumerate() {
+        spread[n] = 1 << i;
+    }
+    let below = 1u16 << open.count_ones();
+    combos(k)
+        .take_while(move |&set| set < below)
+        .map(move |set| members(set).fold(0, |m, n| m | spread[n]))
+}
+
 /// The members of a mask, in increasing order.
 pub fn members(mask: u16) -> impl Iterator<Item = usize> {
     let mut rest = mask;
@@ -48,6 +64,22 @@ mod tests {
         for k in 0..10 {
             let all: Vec<u16> = (0u16..512).filter(|m| m.count_ones() == k).collect();
             assert_eq!(combos(k).collect::<Vec<_>>(), all);
+        }
+    }
+
+    /// For every 9-bit mask and size, the sets within it are those of
+    /// `combos` with no member outside it, in the same order.
+    #[test]
+    fn combos_within_a_mask_are_those_inside_it_in_order() {
+        for open in 0u16..512 {
+            for k in 0..10 {
+                let inside: Vec<u16> = combos(k).filter(|&set| set & !open == 0).collect();
+                assert_eq!(
+                    combos_within(open, k).collect::<Vec<_>>(),
+                    inside,
+                    "{open:b} {k}"
+                );
+            }
         }
     }
 }

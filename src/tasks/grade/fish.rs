@@ -3,7 +3,7 @@
 //! (k = 2, 3.2), swordfish (3, 3.8), jellyfish (4, 5.2).
 
 use super::board::{bit, Board};
-use super::combos::{combos, members};
+use super::combos::{combos_within, members};
 use super::intersections::{unit, Kind};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -37,12 +37,9 @@ pub fn fish(board: &Board, k: u32, digits: u16) -> Option<Step> {
                 continue;
             }
             let before = first.map_or(u16::MAX, |(set, _, _)| set);
-            for set in combos(k) {
+            for set in combos_within(eligible, k) {
                 if set >= before {
                     break;
-                }
-                if set & !eligible != 0 {
-                    continue;
                 }
                 let union = members(set).fold(0u16, |m, i| m | places[i]);
                 if union.count_ones() != k {
@@ -95,6 +92,7 @@ fn fish_step(board: &Board, k: u32, cover: Kind, (set, d, union): (u16, u8, u16)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tasks::grade::combos::combos;
     use crate::tasks::grade::test_boards::each_thinned;
     use rand::Rng;
 

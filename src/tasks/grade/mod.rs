@@ -766,10 +766,12 @@ impl PathMemory {
             None => (board.clone(), LocalMemory::new(Changed::NOWHERE)),
         };
         loop {
-            // Singles ... hidden quad (no exclusions: LOCAL's last two).
+            // Singles ... hidden quad (no exclusions: LOCAL's last two),
+            // each step's singles placed at once.
             while let Some(step) = basics.local(&copy, 0..17) {
                 let before = copy.clone();
                 step.apply(&mut copy);
+                place_singles(&mut copy, Singles::All);
                 basics.step_taken(&before, &copy);
             }
             if copy.is_solved() {

@@ -48,6 +48,9 @@ pub fn hidden_single(board: &Board, units: u32) -> Option<Step> {
 /// column, and each unit's last empty cell. Each placement is a single
 /// of the board as it is then (the places are read after the placements
 /// before it). True if it placed some.
+// The unit's number indexes the cells: the iterator's form measured 0.6%
+// more instructions in the whole grade (callgrind, first 400 minimal).
+#[allow(clippy::needless_range_loop)]
 pub fn place_hidden_singles(board: &mut Board, lines: bool) -> bool {
     let mut placed = false;
     for u in 0..27 {

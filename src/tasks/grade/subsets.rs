@@ -5,7 +5,7 @@
 //! that leaves a hidden single in the unit, which they place.
 
 use super::board::Board;
-use super::combos::{combos, members};
+use super::combos::{combos_within, members};
 use super::singles::SCAN_ORDER;
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -35,10 +35,7 @@ pub fn naked_set(board: &Board, k: u32, units: u32) -> Option<Step> {
         if open.count_ones() < k {
             continue;
         }
-        for set in combos(k) {
-            if set & !open != 0 {
-                continue;
-            }
+        for set in combos_within(open, k) {
             let union = members(set).fold(0u16, |m, i| m | cands[i]);
             if union.count_ones() != k {
                 continue;
@@ -92,10 +89,7 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Ste
         if open.count_ones() < k {
             continue;
         }
-        for set in combos(k) {
-            if set & !open != 0 {
-                continue;
-            }
+        for set in combos_within(open, k) {
             let union = members(set).fold(0u16, |m, i| m | places[i]);
             if union.count_ones() != k {
                 continue;
@@ -149,6 +143,7 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Ste
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tasks::grade::combos::combos;
     use crate::tasks::grade::test_boards::each_thinned;
 
     /// A set is what both searches seek: each member open (two bits or
