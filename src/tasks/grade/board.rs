@@ -185,13 +185,23 @@ impl Board {
     /// none of its peers is given.
     pub fn new(givens: &Grid) -> Board {
         let values = *givens.cells();
+        // The digits given in each unit (numbered as in `UNIT_CELLS`),
+        // then each empty cell's candidates: those none of its three
+        // units is given.
+        let mut given = [0u16; 27];
+        for (cell, &v) in values.iter().enumerate() {
+            if v != 0 {
+                for (u, _) in CELL_UNITS[cell] {
+                    given[u as usize] |= bit(v);
+                }
+            }
+        }
         let mut cands = [0u16; CELLS];
-        for (i, c) in cands.iter_mut().enumerate() {
-            if values[i] == 0 {
-                let taken = PEERS[i]
+        for (cell, c) in cands.iter_mut().enumerate() {
+            if values[cell] == 0 {
+                let taken = CELL_UNITS[cell]
                     .iter()
-                    .filter(|&&p| values[p as usize] != 0)
-                    .fold(0, |m, &p| m | bit(values[p as usize]));
+                    .fold(0, |m, &(u, _)| m | given[u as usize]);
                 *c = ALL & !taken;
             }
         }
