@@ -59,6 +59,10 @@ mod tests {
         b.eliminate(80, 9);
         let fresh = Board::with(b.values, b.cands);
         assert!(fresh == b);
+        for (u, cells) in UNIT_CELLS.iter().enumerate() {
+            let empty = cells.iter().filter(|&&c| b.value(c) == 0).count();
+            assert_eq!(b.empty_count(u), empty);
+        }
     }
 }
 
@@ -178,6 +182,9 @@ pub struct Board {
     /// `cells_with[d - 1]`: bit `c` set while digit `d` is a candidate of
     /// cell `c`.
     cells_with: [u128; 9],
+    /// Per unit, how many of its cells hold no value yet (the producers
+    /// ask at every unit they search).
+    empty: [u8; 27],
 }
 
 impl Board {
@@ -219,11 +226,20 @@ impl Board {
                 cells_with[d as usize - 1] |= 1 << cell;
             }
         }
+        let mut empty = [0u8; 27];
+        for (cell, &v) in values.iter().enumerate() {
+            if v == 0 {
+                for (u, _) in CELL_UNITS[cell] {
+                    empty[u as usize] += 1;
+                }
+            }
+        }
         Board {
             values,
             cands,
             pos,
             cells_with,
+            empty,
         }
     }
 
@@ -252,6 +268,11 @@ impl Board {
     pub fn place(&mut self, cell: u8, d: u8) {
         for e in digits(self.cands[cell as usize]) {
             self.eliminate(cell, e);
+        }
+        if self.values[cell as usize] == 0 {
+            for (u, _) in CELL_UNITS[cell as usize] {
+                self.empty[u as usize] -= 1;
+            }
         }
         self.values[cell as usize] = d;
         // Only the peers that hold `d` lose it.
@@ -300,11 +321,9 @@ impl Board {
     }
 
     /// How many cells of unit `u` hold no value yet.
+    #[inline]
     pub fn empty_count(&self, u: usize) -> usize {
-        UNIT_CELLS[u]
-            .iter()
-            .filter(|&&c| self.values[c as usize] == 0)
-            .count()
+        self.empty[u] as usize
     }
 
     /// True when every cell holds a value.
