@@ -59,6 +59,14 @@ mod tests {
         b.eliminate(80, 9);
         let fresh = Board::with(b.values, b.cands);
         assert!(fresh == b);
+        for n in 1..=8 {
+            let counted = (0..81u8).filter(|&c| b.cands(c).count_ones() as usize == n);
+            assert_eq!(
+                b.cells_with_count(n),
+                counted.fold(0, |m, c| m | 1 << c),
+                "{n}"
+            );
+        }
         for (u, cells) in UNIT_CELLS.iter().enumerate() {
             let empty = cells.iter().filter(|&&c| b.value(c) == 0).count();
             assert_eq!(b.empty_count(u), empty);
@@ -313,6 +321,20 @@ impl Board {
     #[inline]
     pub fn candidate_cells(&self) -> [u128; 9] {
         self.cells_with
+    }
+
+    /// The cells (bit `c`) holding exactly `n` candidates (1 to 8), from
+    /// the digits' cells at once: per cell, a count kept to `n + 1` in
+    /// bit planes (`at_least[k]`: the cells with more than `k` seen).
+    pub fn cells_with_count(&self, n: usize) -> u128 {
+        let mut at_least = [0u128; 9];
+        for cells in self.cells_with {
+            for k in (1..=n).rev() {
+                at_least[k] |= at_least[k - 1] & cells;
+            }
+            at_least[0] |= cells;
+        }
+        at_least[n - 1] & !at_least[n]
     }
 
     /// True when digit `d` is placed somewhere in unit `u`.

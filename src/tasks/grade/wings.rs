@@ -13,20 +13,16 @@ use super::{Step, Technique};
 /// that removed nothing removes something only once its own cells
 /// change. (Its pivot then sees a changed cell or is one: `near`.)
 pub fn xy_wing(board: &Board, xyz: bool, changed: u128, near: u128) -> Option<Step> {
-    let size = if xyz { 3 } else { 2 };
     // The wings are bivalue cells: only those peers of a pivot are read
     // (in cell order, as the peers are).
-    let mut bivalue = 0u128;
-    for cell in 0..81u8 {
-        if board.cands(cell).count_ones() == 2 {
-            bivalue |= 1 << cell;
-        }
-    }
-    for pivot in cells_of(near) {
+    let bivalue = board.cells_with_count(2);
+    let pivots = if xyz {
+        board.cells_with_count(3)
+    } else {
+        bivalue
+    };
+    for pivot in cells_of(near & pivots) {
         let xy = board.cands(pivot);
-        if xy.count_ones() != size {
-            continue;
-        }
         let wings = PEER_MASKS[pivot as usize] & bivalue;
         let pivot_changed = changed & 1 << pivot != 0;
         for xz_cell in cells_of(wings) {
