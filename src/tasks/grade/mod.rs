@@ -115,8 +115,7 @@ pub enum Technique {
 }
 
 impl Technique {
-    /// True for the techniques of the first chaining producer: cycles
-    /// and forcing chains of X and Y links (6.5-7.x).
+    /// A full house, hidden or naked single.
     pub fn is_single(self) -> bool {
         matches!(
             self,
@@ -124,6 +123,8 @@ impl Technique {
         )
     }
 
+    /// True for the techniques of the first chaining producer: cycles
+    /// and forcing chains of X and Y links (6.5-7.x).
     pub fn is_first_chaining(self) -> bool {
         matches!(
             self,
@@ -445,16 +446,16 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
         }
         let before = board.clone();
         step.apply(&mut board);
-        let singles = match singles_within(er) {
+        match singles_within(er) {
             Some(singles) if !keep && solution.is_some() && step.technique.is_single() => {
-                place_singles(&mut board, singles)
+                place_singles(&mut board, singles);
             }
-            _ => false,
-        };
+            _ => {}
+        }
         memory.producers.step_taken(&before, &board);
         if ep.is_none() {
             ed.get_or_insert(er);
-            if step.placed.is_some() || singles {
+            if step.placed.is_some() {
                 ep = Some(er);
             }
         }
@@ -471,9 +472,8 @@ fn walk_path(mut board: Board, keep: bool, solution: Option<&Grid>, cap: Rating)
     }
 }
 
-/// The singles the path may place at once after a step, ER being `er`:
-/// all SE's techniques rated `er` or less, if singles are all of them
-/// but the direct ones (see [`place_singles`]).
+/// The singles the path may place at once after a single, ER being
+/// `er`: all of SE's singles rated `er` or less (see [`place_singles`]).
 fn singles_within(er: Rating) -> Option<Singles> {
     match er {
         ..12 => None,
@@ -484,8 +484,10 @@ fn singles_within(er: Rating) -> Option<Singles> {
 }
 
 /// Places on `board` the `singles` it has, and those they lead to, until
-/// none is left: true if it placed some. For a path whose steps are not
-/// kept, after a step, the puzzle's solution known.
+/// none is left. For a path whose steps are not kept, after a single,
+/// the puzzle's solution known (and in the proof's copy of
+/// [`PathMemory::rest_rates_at_most`], where every single rates below
+/// the bound).
 ///
 /// Why the path may jump there: SE always takes the easiest step, and
 /// singles rate lowest (full house 1.0, hidden single in a box 1.2, in a
@@ -497,17 +499,14 @@ fn singles_within(er: Rating) -> Option<Singles> {
 /// the techniques rated below the highest of them, SE ends on the one
 /// board where none of them finds anything left, whatever their order,
 /// and so does the path after the jump; each step between rates ER at
-/// most. The singles placed then, if any, give EP its value (ER) and ED
-/// its own.
-fn place_singles(board: &mut Board, singles: Singles) -> bool {
-    let mut placed = false;
+/// most, and EP and ED are set (the single placed).
+fn place_singles(board: &mut Board, singles: Singles) {
     loop {
-        let found = singles::place_hidden_singles(board, singles != Singles::InBoxes)
-            | (singles == Singles::All && singles::place_naked_singles(board));
-        if !found {
-            return placed;
+        let hidden = singles::place_hidden_singles(board, singles != Singles::InBoxes);
+        let naked = singles == Singles::All && singles::place_naked_singles(board);
+        if !hidden && !naked {
+            return;
         }
-        placed = true;
     }
 }
 
