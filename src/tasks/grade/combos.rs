@@ -41,6 +41,16 @@ pub fn combos_within(open: u16, k: u32) -> impl Iterator<Item = u16> {
         .map(move |set| members(set).fold(0, |m, n| m | spread[n]))
 }
 
+/// Which of a unit's nine masks (a cell's candidates, a digit's places)
+/// may be in a set of `k`: those with two to `k` bits (fewer is solved,
+/// more cannot fit in `k`). A set with any other member is skipped.
+pub fn within_set(masks: &[u16; 9], k: u32) -> u16 {
+    (0..9).fold(0u16, |m, i| {
+        let n = masks[i].count_ones();
+        m | u16::from((2..=k).contains(&n)) << i
+    })
+}
+
 /// The members of a mask, in increasing order.
 pub fn members(mask: u16) -> impl Iterator<Item = usize> {
     let mut rest = mask;

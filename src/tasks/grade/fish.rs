@@ -3,7 +3,7 @@
 //! (k = 2, 3.2), swordfish (3, 3.8), jellyfish (4, 5.2).
 
 use super::board::{bit, Board};
-use super::combos::{combos_within, members};
+use super::combos::{combos_within, members, within_set};
 use super::intersections::{unit, Kind};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -29,10 +29,7 @@ pub fn fish(board: &Board, k: u32, digits: u16) -> Option<Step> {
                 continue;
             }
             let places: [u16; 9] = std::array::from_fn(|i| board.positions(unit(base, i), d));
-            let eligible = (0..9).fold(0u16, |m, i| {
-                let n = places[i].count_ones();
-                m | u16::from((2..=k).contains(&n)) << i
-            });
+            let eligible = within_set(&places, k);
             if eligible.count_ones() < k {
                 continue;
             }

@@ -75,13 +75,7 @@ pub fn place_hidden_singles(board: &mut Board, lines: bool) -> bool {
 /// candidate in place, on a board holding its solution). True if it
 /// placed some.
 pub fn place_naked_singles(board: &mut Board) -> bool {
-    // Per cell, whether it holds one candidate or more, and two or more.
-    let (mut one, mut two) = (0u128, 0u128);
-    for cells in board.candidate_cells() {
-        two |= one & cells;
-        one |= cells;
-    }
-    let lone = one & !two;
+    let lone = board.cells_with_count(1);
     for cell in cells_of(lone) {
         let m = board.cands(cell);
         if m != 0 {

@@ -5,20 +5,10 @@
 //! that leaves a hidden single in the unit, which they place.
 
 use super::board::Board;
-use super::combos::{combos_within, members};
+use super::combos::{combos_within, members, within_set};
 use super::singles::SCAN_ORDER;
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
-
-/// Which of a unit's nine masks (a cell's candidates, a digit's places)
-/// may be in a set of `k`: those with two to `k` bits (fewer is solved,
-/// more cannot fit in `k`). A set with any other member is skipped.
-fn within_set(masks: &[u16; 9], k: u32) -> u16 {
-    (0..9).fold(0u16, |m, i| {
-        let n = masks[i].count_ones();
-        m | u16::from((2..=k).contains(&n)) << i
-    })
-}
 
 /// The first naked set of `k` cells (2, 3 or 4) in SE's order: units
 /// boxes, columns, rows; in each, the cell sets in [`combos`] order. Only
