@@ -1016,14 +1016,16 @@ impl Chains {
         // the pass's links: X cycles' searches, on one digit, cost less
         // than the components).
         let start = Pot::new(cell, d, true);
+        // The component test first (with X links there is none): told once
+        // per component, it costs less than the rows' test of each start.
         let cycle_limit = if cycle_limit >= 4
-            && !(self
-                .reach
-                .may_cycle(board, &self.links, links, start, cycle_limit)
-                && (pass == X_PASS
-                    || self
-                        .reach
-                        .cycle_may_remove(board, &self.links, links, start)))
+            && !((pass == X_PASS
+                || self
+                    .reach
+                    .cycle_may_remove(board, &self.links, links, start))
+                && self
+                    .reach
+                    .may_cycle(board, &self.links, links, start, cycle_limit))
         {
             0
         } else {

@@ -444,6 +444,12 @@ impl Reach {
             return told;
         }
         let members = self.closure.members[k];
+        // A cycle's "on"s are two or more (each after an "off"), and a
+        // search meets none twice but the start.
+        if members.iter().map(|w| w.count_ones()).sum::<u32>() < 2 {
+            self.closure.cycle_removes[k] = Some(false);
+            return false;
+        }
         // Per digit, the cells of the component's "on"s and of the "off"s
         // between two of them (implied by one, implying one).
         let mut on_cells = [0u128; 9];
