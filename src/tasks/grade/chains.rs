@@ -635,6 +635,10 @@ pub struct Chains {
     /// candidates in full and found nothing: an X search stays on one
     /// digit's cells, so while they are the same it finds nothing again.
     x_quiet: [Option<u128>; 9],
+    /// Per digit, its cells and the longest chain sought when
+    /// [`Chains::forcing_conclusions`] last found no X-links' conclusion
+    /// on it: those chains too stay on the digit's cells.
+    x_unproving: [Option<(u128, u32)>; 9],
     /// Per digit, the cells where a Nishio chain on it meets a
     /// contradiction (see `one_digit`), and the digit's cells when they
     /// were worked out: a Nishio chain stays on its digit's cells, so
@@ -811,6 +815,7 @@ impl Chains {
             limits: None,
             order: 0,
             x_quiet: [None; 9],
+            x_unproving: [None; 9],
             nishio_proving: [None; 9],
             y_quiet: None,
             remembered: Remembered::default(),
@@ -822,6 +827,7 @@ impl Chains {
     pub fn restart(&mut self, solution: Option<&Grid>) {
         self.solution = solution.map(|g| *g.cells());
         self.x_quiet = [None; 9];
+        self.x_unproving = [None; 9];
         self.nishio_proving = [None; 9];
         self.y_quiet = None;
         self.best = None;
@@ -918,20 +924,45 @@ impl Chains {
             } else {
                 self.reach.forget();
             }
+            // X links' chains stay on one digit's cells: a digit whose
+            // cells are those where they proved nothing before (within
+            // this limit or more), or where the X pass found no chain at
+            // all, proves nothing again.
+            let mut unproving = 0u16;
+            if !y {
+                for d in 1..=9u8 {
+                    let cells = board.cells_with(d);
+                    let before = self.x_unproving[d as usize - 1];
+                    if self.x_quiet[d as usize - 1] == Some(cells)
+                        || before.is_some_and(|(c, most)| c == cells && limit <= most)
+                    {
+                        unproving |= bit(d);
+                    }
+                }
+            }
+            let mut proving = 0u16;
             for cell in 0..81u8 {
                 let cands = board.cands(cell);
                 if cands.count_ones() < 2 {
                     continue;
                 }
-                for d in digits(cands) {
+                for d in digits(cands & !unproving) {
                     // Only the chain that proves the truth can exist.
                     let truth = solution[cell as usize] == d;
                     let start = Pot::new(cell, d, !truth);
                     match self.reach.finds(board, &self.links, y, start, limit) {
                         None => return None,
-                        Some(true) => found.push((cell, d, truth)),
+                        Some(true) => {
+                            found.push((cell, d, truth));
+                            proving |= bit(d);
+                        }
                         Some(false) => {}
                     }
+                }
+            }
+            if !y {
+                for d in digits(0x1ff & !unproving & !proving) {
+                    self.x_unproving[d as usize - 1] = Some((board.cells_with(d), limit));
                 }
             }
             if !found.is_empty() {
@@ -2221,6 +2252,38 @@ mod tests {
             }
         }
         assert!(compared > 100, "{compared}");
+    }
+
+    /// What the proof's forcing chains conclude, with the memory of the
+    /// searches on the path's boards before (digits whose X links proved
+    /// nothing, or whose X pass found nothing), is what a fresh search
+    /// concludes: at each chaining step of sample paths, after that
+    /// step's own search, for bounds from 6.6 to 7.5.
+    #[test]
+    fn kept_forcing_conclusions_are_those_found_afresh() {
+        use crate::tasks::grade::{next_step, PathMemory, Rating};
+        let (mut compared, mut concluded) = (0, 0);
+        for (line, mut board, solution) in crate::tasks::grade::test_boards::sample(300) {
+            let mut kept = Chains::knowing(Some(&solution));
+            let mut memory = PathMemory::new(Some(&solution));
+            while let Some(step) = next_step(&board, &mut memory, Rating::MAX) {
+                if step.rating >= 65 {
+                    kept.cycles_and_forcing_chains(&board);
+                    for most in [66, 67, 69, 72, 75] {
+                        let found = kept.forcing_conclusions(&board, most);
+                        let fresh =
+                            Chains::knowing(Some(&solution)).forcing_conclusions(&board, most);
+                        assert_eq!(found, fresh, "{line} most {most}");
+                        compared += 1;
+                        concluded += found.is_some_and(|f| !f.is_empty()) as u32;
+                    }
+                }
+                let before = board.clone();
+                step.apply(&mut board);
+                memory.producers.step_taken(&before, &board);
+            }
+        }
+        assert!(compared > 500 && concluded > 200, "{compared} {concluded}");
     }
 
     /// A tree forgets what older searches reached, also when its search
