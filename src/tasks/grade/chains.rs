@@ -934,7 +934,7 @@ impl Chains {
                     let cells = board.cells_with(d);
                     let before = self.x_unproving[d as usize - 1];
                     if self.x_quiet[d as usize - 1] == Some(cells)
-                        || before.is_some_and(|(c, most)| c == cells && limit <= most)
+                        || before.is_some_and(|(c, longest)| c == cells && limit <= longest)
                     {
                         unproving |= bit(d);
                     }
