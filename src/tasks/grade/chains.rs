@@ -20,7 +20,7 @@
 mod one_digit;
 mod reach;
 
-use super::board::{bit, cells_of, digits, units_of, Board, PEER_MASKS, UNIT_MASKS};
+use super::board::{bit, cells_of, digits, units_of, Board, ALL, PEER_MASKS, UNIT_MASKS};
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
 
@@ -961,7 +961,7 @@ impl Chains {
                 }
             }
             if !y {
-                for d in digits(0x1ff & !unproving & !proving) {
+                for d in digits(ALL & !unproving & !proving) {
                     self.x_unproving[d as usize - 1] = Some((board.cells_with(d), limit));
                 }
             }
@@ -1042,13 +1042,11 @@ impl Chains {
         let (from_on, from_off) = self.can_prove(cell, d);
         // Searches are made only where they can find something (see
         // `reach`): nearly all find nothing, and bit rows tell that for
-        // less. No cycle search where no cycle can close, nor where none
-        // through the start could remove anything (told per component of
-        // the pass's links: X cycles' searches, on one digit, cost less
-        // than the components).
+        // less. No cycle search where none through the start could remove
+        // anything (told per component of the pass's links, so asked
+        // first: X cycles' searches, on one digit, cost less than the
+        // components), nor where no cycle can close.
         let start = Pot::new(cell, d, true);
-        // The component test first (with X links there is none): told once
-        // per component, it costs less than the rows' test of each start.
         let cycle_limit = if cycle_limit >= 4
             && !((pass == X_PASS
                 || self
