@@ -1512,7 +1512,10 @@ impl Chains {
                 self.binary_hint(board, t, a, b, mode, kind, technique);
             }
         }
-        if !from_off {
+        // The chain from "off" serves its contradiction, which proves the
+        // candidate true (so only where it is, when the solution is
+        // known), and double forcing: static multiple chains use neither.
+        if !from_off || !(double || (contra && self.can_prove(cell, d).1)) {
             return;
         }
         let p_off = Pot::new(cell, d, false);
