@@ -156,79 +156,122 @@ impl Arena {
 }
 
 /// A set of candidates-with-state, each with the node that reached it, in
-/// the order they were added (SE's linked set).
+/// the order they were added (SE's linked set). Membership is a bit per
+/// candidate-with-state: 184 bytes that stay in the first-level cache,
+/// where a chain's tests would wait on the 5.8 KB of nodes (read only
+/// for members), and emptied by zeroing them.
 struct PotSet {
+    has: Members,
+    /// The node of each member (others hold stale values).
     slot: Box<[NodeId; POTS]>,
+    /// The members in the order they came, and, after [`PotSet::retain_in`]
+    /// until [`PotSet::settle`], others once members.
     order: Vec<Pot>,
+    /// `order` holds others than members.
+    stale: bool,
 }
 
-const ABSENT: NodeId = NodeId::MAX;
+/// A bit per candidate-with-state ([`Pot`]).
+type Members = [u64; POTS.div_ceil(64)];
 
 impl PotSet {
     fn new() -> PotSet {
         PotSet {
-            slot: Box::new([ABSENT; POTS]),
+            has: [0; POTS.div_ceil(64)],
+            slot: Box::new([0; POTS]),
             order: Vec::new(),
+            stale: false,
         }
     }
 
     fn clear(&mut self) {
-        for p in self.order.drain(..) {
-            self.slot[p.0 as usize] = ABSENT;
-        }
+        self.order.clear();
+        self.has = [0; POTS.div_ceil(64)];
+        self.stale = false;
     }
 
     fn contains(&self, p: Pot) -> bool {
-        self.slot[p.0 as usize] != ABSENT
+        let i = p.0 as usize;
+        self.has[i / 64] & (1 << (i % 64)) != 0
     }
 
     fn get(&self, p: Pot) -> Option<NodeId> {
-        let n = self.slot[p.0 as usize];
-        (n != ABSENT).then_some(n)
+        self.contains(p).then(|| self.slot[p.0 as usize])
+    }
+
+    fn mark(&mut self, p: Pot) {
+        let i = p.0 as usize;
+        self.has[i / 64] |= 1 << (i % 64);
     }
 
     /// Adds `p` reached by `node` (a node already there is replaced, its
     /// place in the order kept).
     fn insert(&mut self, p: Pot, node: NodeId) {
+        debug_assert!(!self.stale);
         if !self.contains(p) {
             self.order.push(p);
+            self.mark(p);
         }
         self.slot[p.0 as usize] = node;
     }
 
     /// Each candidate with its node, in the set's order.
     fn entries(&self) -> impl Iterator<Item = (Pot, NodeId)> + '_ {
+        debug_assert!(!self.stale);
         self.order.iter().map(|&p| (p, self.slot[p.0 as usize]))
     }
 
-    /// Adds `items`, none of them in the set (nor twice among them).
-    fn extend_new(&mut self, items: &[(Pot, NodeId)]) {
+    /// Fills an empty set with what a [`RememberedChain`] kept of one:
+    /// its members, and its candidates and nodes in order.
+    fn fill(&mut self, has: &Members, items: &[(Pot, NodeId)]) {
+        debug_assert!(self.order.is_empty());
+        self.has = *has;
         self.order.extend(items.iter().map(|&(p, _)| p));
         for &(p, node) in items {
-            debug_assert_eq!(self.slot[p.0 as usize], ABSENT);
             self.slot[p.0 as usize] = node;
         }
     }
 
-    fn copy_from(&mut self, other: &PotSet) {
-        self.clear();
-        // Each candidate is once in `other`'s order: no test needed.
+    /// Copies `other`'s members and order, not its nodes: for a set that
+    /// is only intersected and listed.
+    fn copy_members(&mut self, other: &PotSet) {
+        self.has = other.has;
+        self.stale = other.stale;
+        self.order.clear();
         self.order.extend_from_slice(&other.order);
-        for &p in &other.order {
-            self.slot[p.0 as usize] = other.slot[p.0 as usize];
+    }
+
+    /// Keeps only what `other` holds too. Only the members are told
+    /// here: the order follows when it is read ([`PotSet::members`]),
+    /// once after many of these.
+    fn retain_in(&mut self, other: &PotSet) {
+        for (mine, theirs) in self.has.iter_mut().zip(&other.has) {
+            *mine &= theirs;
+        }
+        self.stale = true;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.has.iter().all(|&w| w == 0)
+    }
+
+    /// Drops from the order the candidates no longer members.
+    fn settle(&mut self) {
+        if self.stale {
+            let has = &self.has;
+            self.order.retain(|&p| {
+                let i = p.0 as usize;
+                has[i / 64] & (1 << (i % 64)) != 0
+            });
+            self.stale = false;
         }
     }
 
-    /// Keeps only what `other` holds too.
-    fn retain_in(&mut self, other: &PotSet) {
-        let slot = &mut self.slot;
-        self.order.retain(|&p| {
-            let keep = other.contains(p);
-            if !keep {
-                slot[p.0 as usize] = ABSENT;
-            }
-            keep
-        });
+    /// The members in order, into `out`.
+    fn members(&mut self, out: &mut Vec<Pot>) {
+        self.settle();
+        out.clear();
+        out.extend_from_slice(&self.order);
     }
 }
 
@@ -619,6 +662,8 @@ pub struct Chains {
     arena: Arena,
     sets: Vec<PotSet>,
     queue: Vec<NodeId>,
+    /// The targets of a set of chains, listed before their hints are made.
+    targets: Vec<Pot>,
     chains_found: Vec<NodeId>,
     scratch: Scratch,
     links: Links,
@@ -676,6 +721,8 @@ struct Remembered {
 struct RememberedChain {
     on: Vec<(Pot, NodeId)>,
     off: Vec<(Pot, NodeId)>,
+    on_members: Members,
+    off_members: Members,
     absurd: Option<(NodeId, NodeId)>,
 }
 
@@ -707,6 +754,8 @@ impl Remembered {
         entry.on.extend(on.entries());
         entry.off.clear();
         entry.off.extend(off.entries());
+        entry.on_members = on.has;
+        entry.off_members = off.has;
         entry.absurd = absurd;
         self.at[(pot.0 >> 1) as usize] = self.used as u16;
         self.used += 1;
@@ -806,6 +855,7 @@ impl Chains {
             arena: Arena::default(),
             sets: (0..SETS).map(|_| PotSet::new()).collect(),
             queue: Vec::new(),
+            targets: Vec::new(),
             chains_found: Vec::new(),
             scratch: Scratch::default(),
             links: Links::new(),
@@ -1401,11 +1451,16 @@ impl Chains {
             if !mode.nishio {
                 self.region_chains(board, cell, d, mode);
             }
+            if mode.nishio {
+                continue;
+            }
+            // What every digit implies: the members only (a branch's node
+            // is read from its digit's set).
             if first {
                 let [a, b] = self.two_sets(on, CELL_ON);
-                b.copy_from(a);
+                b.copy_members(a);
                 let [a, b] = self.two_sets(off, CELL_OFF);
-                b.copy_from(a);
+                b.copy_members(a);
                 first = false;
             } else {
                 let [a, b] = self.two_sets(on, CELL_ON);
@@ -1415,9 +1470,10 @@ impl Chains {
             }
         }
         if !mode.nishio && (n == 2 || (mode.multiple && n > 2)) {
+            let mut targets = std::mem::take(&mut self.targets);
             for (set, values) in [(CELL_ON, VALUE_ON), (CELL_OFF, VALUE_OFF)] {
-                let targets = self.sets[set].order.clone();
-                for t in targets {
+                self.sets[set].members(&mut targets);
+                for &t in &targets {
                     let branches: Vec<NodeId> = digits(cands)
                         .map(|d| {
                             self.sets[values + d as usize - 1]
@@ -1433,6 +1489,7 @@ impl Chains {
                     self.reduction_hint(board, t, &branches, mode, Kind::Cell, technique);
                 }
             }
+            self.targets = targets;
         }
     }
 
@@ -1531,9 +1588,10 @@ impl Chains {
             }
         }
         if double {
+            let mut targets = std::mem::take(&mut self.targets);
             for (from_on, from_off) in [(on, FROM_OFF_ON), (off, FROM_OFF_OFF)] {
-                let targets = self.sets[from_on].order.clone();
-                for t in targets {
+                self.sets[from_on].members(&mut targets);
+                for &t in &targets {
                     if let Some(b) = self.sets[from_off].get(t) {
                         let a = self.sets[from_on].get(t).expect("listed");
                         self.binary_hint(
@@ -1548,6 +1606,7 @@ impl Chains {
                     }
                 }
             }
+            self.targets = targets;
         }
     }
 
@@ -1578,10 +1637,12 @@ impl Chains {
             if UNIT_CELLS[u][places.trailing_zeros() as usize] != cell {
                 continue;
             }
+            // What every place implies: the members only (a branch's node
+            // is read from its place's set).
             let [a, b] = self.two_sets(on, REGION_ON);
-            b.copy_from(a);
+            b.copy_members(a);
             let [a, b] = self.two_sets(off, REGION_OFF);
-            b.copy_from(a);
+            b.copy_members(a);
             // Each other place of the digit, on.
             let mut branch_sets = Vec::new();
             let mut rest = places & (places - 1);
@@ -1598,15 +1659,24 @@ impl Chains {
                 let [a, b] = self.two_sets(REGION_OFF, soff);
                 a.retain_in(b);
                 branch_sets.push((son, soff));
+                // Nothing common left: the other places' chains can wait
+                // for their own cells (they are the same chains then).
+                if self.sets[REGION_ON].is_empty() && self.sets[REGION_OFF].is_empty() {
+                    break;
+                }
+            }
+            if rest != 0 {
+                continue;
             }
             let technique = if mode.dynamic {
                 Technique::DynamicRegionForcingChains
             } else {
                 Technique::RegionForcingChains
             };
+            let mut targets = std::mem::take(&mut self.targets);
             for (set, own, pick) in [(REGION_ON, on, 0), (REGION_OFF, off, 1)] {
-                let targets = self.sets[set].order.clone();
-                for t in targets {
+                self.sets[set].members(&mut targets);
+                for &t in &targets {
                     let mut branches = vec![self.sets[own].get(t).expect("own place")];
                     for &(son, soff) in &branch_sets {
                         let s = if pick == 0 { son } else { soff };
@@ -1615,6 +1685,7 @@ impl Chains {
                     self.reduction_hint(board, t, &branches, mode, Kind::Region, technique);
                 }
             }
+            self.targets = targets;
         }
     }
 
@@ -1635,9 +1706,8 @@ impl Chains {
         if !mode.nishio {
             if let Some(kept) = self.remembered.get(pot) {
                 let (to_on, to_off) = pair(&mut self.sets, on, off);
-                // The sets are empty, and each list holds a candidate once.
-                to_on.extend_new(&kept.on);
-                to_off.extend_new(&kept.off);
+                to_on.fill(&kept.on_members, &kept.on);
+                to_off.fill(&kept.off_members, &kept.off);
                 return kept.absurd;
             }
         }
@@ -2135,10 +2205,12 @@ mod tests {
         assert!(nodes > 10_000 && above > 0, "{nodes} {above}");
     }
 
-    /// A copy holds the other set's candidates, nodes and order, and
-    /// nothing it held before; the sets stay apart afterwards.
+    /// A copy of the members holds the other set's candidates in order,
+    /// and nothing it held before; intersections keep the order of what
+    /// stays; a set filled from a kept chain is that chain's; and the
+    /// sets stay apart afterwards.
     #[test]
-    fn pot_set_copies_are_whole_and_apart() {
+    fn pot_set_copies_intersections_and_fills() {
         let pots = [
             Pot::new(80, 9, true),
             Pot::new(0, 1, false),
@@ -2151,14 +2223,37 @@ mod tests {
         let mut copy = PotSet::new();
         copy.insert(Pot::new(3, 3, true), 7);
         copy.insert(pots[1], 9);
-        copy.copy_from(&from);
-        let entries: Vec<_> = copy.entries().collect();
-        assert_eq!(entries, [(pots[0], 0), (pots[1], 1), (pots[2], 2)]);
+        copy.copy_members(&from);
+        let mut listed = Vec::new();
+        copy.members(&mut listed);
+        assert_eq!(listed, pots);
         assert!(!copy.contains(Pot::new(3, 3, true)));
         copy.insert(Pot::new(3, 3, true), 7);
         assert!(!from.contains(Pot::new(3, 3, true)));
-        copy.clear();
-        assert!(pots.iter().all(|&p| !copy.contains(p) && from.contains(p)));
+
+        let mut other = PotSet::new();
+        for p in [pots[2], Pot::new(5, 5, false), pots[0]] {
+            other.insert(p, 1);
+        }
+        copy.retain_in(&other);
+        assert!(!copy.contains(pots[1]) && !copy.is_empty());
+        copy.members(&mut listed);
+        assert_eq!(listed, [pots[0], pots[2]]);
+        assert!(from.contains(pots[1]));
+        copy.retain_in(&PotSet::new());
+        assert!(copy.is_empty());
+        copy.members(&mut listed);
+        assert!(listed.is_empty());
+
+        let kept: Vec<_> = from.entries().collect();
+        let mut filled = PotSet::new();
+        filled.fill(&from.has, &kept);
+        assert_eq!(filled.entries().collect::<Vec<_>>(), kept);
+        assert_eq!(filled.get(pots[2]), Some(2));
+        filled.clear();
+        assert!(pots
+            .iter()
+            .all(|&p| !filled.contains(p) && from.contains(p)));
     }
 
     #[test]
