@@ -52,15 +52,21 @@ impl Pot {
 
 type NodeId = u32;
 
-/// A node of a search: its candidate and state, and where its parents
-/// are in [`Arena::links`] (the first is the link it was derived by; the
-/// others, in dynamic chains, are the candidates removed earlier that the
-/// link needed).
+/// A node of a search: its candidate and state, the link it was derived
+/// by (its first parent: most nodes have only that one, kept here), and
+/// where its other parents are in [`Arena::links`] (in dynamic chains,
+/// the candidates removed earlier that the link needed).
 struct Node {
     pot: Pot,
-    first: u32,
-    len: u32,
+    /// How many other parents.
+    others: u16,
+    /// The first parent, [`NO_PARENT`] for a root.
+    first: NodeId,
+    /// Where the other parents start in [`Arena::links`].
+    at: u32,
 }
+
+const NO_PARENT: NodeId = NodeId::MAX;
 
 /// The nodes of the searches from one starting cell.
 #[derive(Default)]
@@ -76,18 +82,17 @@ impl Arena {
     }
 
     fn root(&mut self, pot: Pot) -> NodeId {
-        self.nodes.push(Node {
-            pot,
-            first: self.links.len() as u32,
-            len: 0,
-        });
-        self.nodes.len() as NodeId - 1
+        self.child(pot, NO_PARENT)
     }
 
     fn child(&mut self, pot: Pot, parent: NodeId) -> NodeId {
-        let id = self.root(pot);
-        self.add_parent(id, parent);
-        id
+        self.nodes.push(Node {
+            pot,
+            others: 0,
+            first: parent,
+            at: self.links.len() as u32,
+        });
+        self.nodes.len() as NodeId - 1
     }
 
     /// A lower bound of [`Arena::ancestors`] of a node of a search from
@@ -104,24 +109,31 @@ impl Arena {
         std::iter::successors(Some(id), |&at| self.first_parent(at))
     }
 
-    /// Adds a parent to `id`, which must be the node made last.
+    /// Adds a parent to `id` (after its first), which must be the node
+    /// made last.
     fn add_parent(&mut self, id: NodeId, parent: NodeId) {
         debug_assert_eq!(id as usize + 1, self.nodes.len());
+        debug_assert_ne!(self.nodes[id as usize].first, NO_PARENT);
         self.links.push(parent);
-        self.nodes[id as usize].len += 1;
+        self.nodes[id as usize].others += 1;
     }
 
     fn pot(&self, id: NodeId) -> Pot {
         self.nodes[id as usize].pot
     }
 
-    fn parents(&self, id: NodeId) -> &[NodeId] {
+    /// The parents of `id`, the first first.
+    fn parents(&self, id: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         let n = &self.nodes[id as usize];
-        &self.links[n.first as usize..(n.first + n.len) as usize]
+        let others = &self.links[n.at as usize..n.at as usize + n.others as usize];
+        self.first_parent(id)
+            .into_iter()
+            .chain(others.iter().copied())
     }
 
     fn first_parent(&self, id: NodeId) -> Option<NodeId> {
-        self.parents(id).first().copied()
+        let first = self.nodes[id as usize].first;
+        (first != NO_PARENT).then_some(first)
     }
 
     /// The number of distinct candidates-with-state `id` rests on, itself
@@ -145,7 +157,7 @@ impl Arena {
         while head < queue.len() {
             let n = queue[head];
             head += 1;
-            for &parent in self.parents(n) {
+            for parent in self.parents(n) {
                 if first_of_its_pot(parent) {
                     queue.push(parent);
                 }
@@ -212,6 +224,14 @@ impl PotSet {
             self.order.push(p);
             self.mark(p);
         }
+        self.slot[p.0 as usize] = node;
+    }
+
+    /// Adds `p`, not a member, reached by `node`.
+    fn insert_new(&mut self, p: Pot, node: NodeId) {
+        debug_assert!(!self.stale && !self.contains(p));
+        self.order.push(p);
+        self.mark(p);
         self.slot[p.0 as usize] = node;
     }
 
@@ -1768,7 +1788,7 @@ impl Chains {
                     }
                     if !to_off.contains(pot) {
                         let n = arena.child(pot, p);
-                        to_off.insert(pot, n);
+                        to_off.insert_new(pot, n);
                         pending_off.push_back(n);
                     }
                 }
@@ -1782,7 +1802,7 @@ impl Chains {
                         }
                         if !to_on.contains(pot) {
                             let n = arena.child(pot, p);
-                            to_on.insert(pot, n);
+                            to_on.insert_new(pot, n);
                             pending_on.push_back(n);
                         }
                     }
@@ -1797,7 +1817,7 @@ impl Chains {
                     }
                     if !to_on.contains(pot) {
                         let n = on_node(arena, work, board, to_off, p, pot, via);
-                        to_on.insert(pot, n);
+                        to_on.insert_new(pot, n);
                         pending_on.push_back(n);
                     }
                 }
