@@ -143,11 +143,11 @@ impl Arena {
         // A node is queued only if no node of its candidate was: queues
         // are first in, first out, so the one followed is the one that
         // would be popped first anyway.
-        let mut seen = [0u64; POTS.div_ceil(64)];
+        let mut seen = NO_MEMBERS;
         let mut first_of_its_pot = |n: NodeId| {
-            let p = self.pot(n).0 as usize;
-            let new = seen[p / 64] & (1 << (p % 64)) == 0;
-            seen[p / 64] |= 1 << (p % 64);
+            let p = self.pot(n);
+            let new = !holds(&seen, p);
+            add(&mut seen, p);
             new
         };
         queue.clear();
@@ -186,10 +186,22 @@ struct PotSet {
 /// A bit per candidate-with-state ([`Pot`]).
 type Members = [u64; POTS.div_ceil(64)];
 
+const NO_MEMBERS: Members = [0; POTS.div_ceil(64)];
+
+fn holds(members: &Members, p: Pot) -> bool {
+    let i = p.0 as usize;
+    members[i / 64] & (1 << (i % 64)) != 0
+}
+
+fn add(members: &mut Members, p: Pot) {
+    let i = p.0 as usize;
+    members[i / 64] |= 1 << (i % 64);
+}
+
 impl PotSet {
     fn new() -> PotSet {
         PotSet {
-            has: [0; POTS.div_ceil(64)],
+            has: NO_MEMBERS,
             slot: Box::new([0; POTS]),
             order: Vec::new(),
             stale: false,
@@ -198,22 +210,16 @@ impl PotSet {
 
     fn clear(&mut self) {
         self.order.clear();
-        self.has = [0; POTS.div_ceil(64)];
+        self.has = NO_MEMBERS;
         self.stale = false;
     }
 
     fn contains(&self, p: Pot) -> bool {
-        let i = p.0 as usize;
-        self.has[i / 64] & (1 << (i % 64)) != 0
+        holds(&self.has, p)
     }
 
     fn get(&self, p: Pot) -> Option<NodeId> {
         self.contains(p).then(|| self.slot[p.0 as usize])
-    }
-
-    fn mark(&mut self, p: Pot) {
-        let i = p.0 as usize;
-        self.has[i / 64] |= 1 << (i % 64);
     }
 
     /// Adds `p` reached by `node` (a node already there is replaced, its
@@ -222,7 +228,7 @@ impl PotSet {
         debug_assert!(!self.stale);
         if !self.contains(p) {
             self.order.push(p);
-            self.mark(p);
+            add(&mut self.has, p);
         }
         self.slot[p.0 as usize] = node;
     }
@@ -231,7 +237,7 @@ impl PotSet {
     fn insert_new(&mut self, p: Pot, node: NodeId) {
         debug_assert!(!self.stale && !self.contains(p));
         self.order.push(p);
-        self.mark(p);
+        add(&mut self.has, p);
         self.slot[p.0 as usize] = node;
     }
 
@@ -279,10 +285,7 @@ impl PotSet {
     fn settle(&mut self) {
         if self.stale {
             let has = &self.has;
-            self.order.retain(|&p| {
-                let i = p.0 as usize;
-                has[i / 64] & (1 << (i % 64)) != 0
-            });
+            self.order.retain(|&p| holds(has, p));
             self.stale = false;
         }
     }
@@ -1265,11 +1268,10 @@ impl Chains {
         // The "off"s that lead straight back to the start (its partners
         // by a strong link: the link is the same both ways), the only
         // ones whose repeats can close a cycle.
-        let mut leads_to_start = [0u64; POTS.div_ceil(64)];
+        let mut leads_to_start = NO_MEMBERS;
         let start_off = start.flipped();
         for partner in links.ons_of_off(start_off, y, x).iter().copied() {
-            let i = partner.flipped().0 as usize;
-            leads_to_start[i / 64] |= 1 << (i % 64);
+            add(&mut leads_to_start, partner.flipped());
         }
         // No strong link at the start: no cycle can close.
         cycling &= leads_to_start.iter().any(|&w| w != 0);
@@ -1286,8 +1288,7 @@ impl Chains {
             for &p in pending_on.iter() {
                 for pot in links.offs_of_on(p, y).iter().copied() {
                     if tree.contains(pot) {
-                        let i = pot.0 as usize;
-                        if cycling && leads_to_start[i / 64] & (1 << (i % 64)) != 0 {
+                        if cycling && holds(&leads_to_start, pot) {
                             pending_off.push((pot, p, true));
                         }
                     } else if pot == start_off || links.leads_on(pot, y, x) {
@@ -1468,12 +1469,11 @@ impl Chains {
             let double = n >= 3 && !mode.nishio && mode.dynamic;
             let contradiction = mode.dynamic || mode.nishio;
             self.binary(board, cell, d, mode, double, contradiction);
-            if !mode.nishio {
-                self.region_chains(board, cell, d, mode);
-            }
+            // Nishio makes neither region nor cell hints.
             if mode.nishio {
                 continue;
             }
+            self.region_chains(board, cell, d, mode);
             // What every digit implies: the members only (a branch's node
             // is read from its digit's set).
             if first {
