@@ -247,15 +247,25 @@ impl PotSet {
         self.order.iter().map(|&p| (p, self.slot[p.0 as usize]))
     }
 
-    /// Fills an empty set with what a [`RememberedChain`] kept of one:
-    /// its members, and its candidates and nodes in order.
-    fn fill(&mut self, has: &Members, items: &[(Pot, NodeId)]) {
+    /// Fills an empty set with what [`PotSet::keep_into`] kept of one.
+    fn fill(&mut self, kept: &KeptSet) {
         debug_assert!(self.order.is_empty());
-        self.has = *has;
-        self.order.extend(items.iter().map(|&(p, _)| p));
-        for &(p, node) in items {
+        self.has = kept.has;
+        self.order.extend_from_slice(&kept.order);
+        for (&p, &node) in kept.order.iter().zip(&kept.nodes) {
             self.slot[p.0 as usize] = node;
         }
+    }
+
+    /// Copies the set into `kept`, for [`PotSet::fill`].
+    fn keep_into(&self, kept: &mut KeptSet) {
+        debug_assert!(!self.stale);
+        kept.has = self.has;
+        kept.order.clear();
+        kept.order.extend_from_slice(&self.order);
+        kept.nodes.clear();
+        kept.nodes
+            .extend(self.order.iter().map(|p| self.slot[p.0 as usize]));
     }
 
     /// Copies `other`'s members and order, not its nodes: for a set that
@@ -742,11 +752,18 @@ struct Remembered {
 
 #[derive(Default)]
 struct RememberedChain {
-    on: Vec<(Pot, NodeId)>,
-    off: Vec<(Pot, NodeId)>,
-    on_members: Members,
-    off_members: Members,
+    on: KeptSet,
+    off: KeptSet,
     absurd: Option<(NodeId, NodeId)>,
+}
+
+/// A [`PotSet`] as a [`RememberedChain`] keeps it: its members, its order
+/// and, beside it, each one's node (copied in and out whole).
+#[derive(Default)]
+struct KeptSet {
+    has: Members,
+    order: Vec<Pot>,
+    nodes: Vec<NodeId>,
 }
 
 impl Remembered {
@@ -773,12 +790,8 @@ impl Remembered {
             self.chains.push(RememberedChain::default());
         }
         let entry = &mut self.chains[self.used];
-        entry.on.clear();
-        entry.on.extend(on.entries());
-        entry.off.clear();
-        entry.off.extend(off.entries());
-        entry.on_members = on.has;
-        entry.off_members = off.has;
+        on.keep_into(&mut entry.on);
+        off.keep_into(&mut entry.off);
         entry.absurd = absurd;
         self.at[(pot.0 >> 1) as usize] = self.used as u16;
         self.used += 1;
@@ -1726,8 +1739,8 @@ impl Chains {
         if !mode.nishio {
             if let Some(kept) = self.remembered.get(pot) {
                 let (to_on, to_off) = pair(&mut self.sets, on, off);
-                to_on.fill(&kept.on_members, &kept.on);
-                to_off.fill(&kept.off_members, &kept.off);
+                to_on.fill(&kept.on);
+                to_off.fill(&kept.off);
                 return kept.absurd;
             }
         }
@@ -2265,10 +2278,12 @@ mod tests {
         copy.members(&mut listed);
         assert!(listed.is_empty());
 
-        let kept: Vec<_> = from.entries().collect();
+        let mut kept = KeptSet::default();
+        from.keep_into(&mut kept);
         let mut filled = PotSet::new();
-        filled.fill(&from.has, &kept);
-        assert_eq!(filled.entries().collect::<Vec<_>>(), kept);
+        filled.fill(&kept);
+        let entries: Vec<_> = from.entries().collect();
+        assert_eq!(filled.entries().collect::<Vec<_>>(), entries);
         assert_eq!(filled.get(pots[2]), Some(2));
         filled.clear();
         assert!(pots
