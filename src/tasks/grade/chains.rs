@@ -259,13 +259,11 @@ impl PotSet {
 
     /// Copies the set into `kept`, for [`PotSet::fill`].
     fn keep_into(&self, kept: &mut KeptSet) {
-        debug_assert!(!self.stale);
         kept.has = self.has;
         kept.order.clear();
         kept.order.extend_from_slice(&self.order);
         kept.nodes.clear();
-        kept.nodes
-            .extend(self.order.iter().map(|p| self.slot[p.0 as usize]));
+        kept.nodes.extend(self.entries().map(|(_, node)| node));
     }
 
     /// Copies `other`'s members and order, not its nodes: for a set that
