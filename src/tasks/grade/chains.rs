@@ -492,9 +492,15 @@ struct Found {
 
 /// The order SE sorts hints in: by rating, then complexity, then kind
 /// (compared as a tuple).
-fn sort_key(rating: f64, complexity: u32, kind: Kind) -> (f64, u32, u8) {
+fn sort_key(rating: f64, complexity: u32, kind: Kind) -> Key {
     (rating, complexity, kind as u8)
 }
+
+/// A hint's place in SE's sort (see [`sort_key`]).
+type Key = (f64, u32, u8);
+
+/// After every hint's key.
+const NO_KEY: Key = (f64::INFINITY, u32::MAX, u8::MAX);
 
 impl Found {
     /// Before `other` in SE's stable sort (ties keep the earlier).
@@ -1419,13 +1425,83 @@ impl Chains {
         // The rows of `reach` are made again for multiple chains' links,
         // unless made for them on this board (by the last pass before).
         self.reach.forget_unless_made_for(board);
-        for cell in 0..81u8 {
+        let cells = (0..81u8).filter(|&cell| {
             let n = board.cands(cell).count_ones();
-            if (n > 2 || (n > 1 && mode.dynamic)) && self.may_conclude(board, cell, mode) {
-                self.chains_of_cell(board, cell, mode);
+            (n > 2 || (n > 1 && mode.dynamic)) && self.may_conclude(board, cell, mode)
+        });
+        let cells: Vec<u8> = cells.collect();
+        if mode.multiple && !mode.dynamic {
+            if let Some(least) = self.least_keys(board, &cells, mode) {
+                self.cells_that_may_come_first(board, &cells, &least, mode);
+                return self.best.take().map(Found::into_step);
             }
         }
+        for cell in cells {
+            self.order = u64::from(cell) << 32;
+            self.chains_of_cell(board, cell, mode);
+        }
         self.best.take().map(Found::into_step)
+    }
+
+    /// Per cell of `cells`, the least sort key its static multiple
+    /// chains can have (see [`reach::Reach::least_lengths`]); `None`
+    /// where the rows do not fit the board.
+    fn least_keys(&mut self, board: &Board, cells: &[u8], mode: Mode) -> Option<Vec<Key>> {
+        cells
+            .iter()
+            .map(|&cell| {
+                let (by_cell, by_region) = self.reach.least_lengths(board, &self.links, cell)?;
+                let key = |length: u32, kind: Kind| {
+                    (length != u32::MAX)
+                        .then(|| sort_key(mode.base + length_bonus(length), length, kind))
+                };
+                let keys = [key(by_cell, Kind::Cell), key(by_region, Kind::Region)];
+                Some(
+                    keys.into_iter()
+                        .flatten()
+                        .min_by(|a, b| a.partial_cmp(b).expect("no NaN")),
+                )
+            })
+            .collect::<Option<Vec<Option<Key>>>>()
+            .map(|keys| keys.into_iter().map(|k| k.unwrap_or(NO_KEY)).collect())
+    }
+
+    /// The chains of those `cells` (with their `least` keys) whose hints
+    /// could still come first: the cell of the least key searched first
+    /// (its hint bounds the others), then the rest in order, each unless
+    /// its least key comes after the best found (or ties with it and the
+    /// cell comes later: a tie goes to the earlier). Each cell's hints are
+    /// ordered by the cell first, so the order searched does not change
+    /// which comes first.
+    fn cells_that_may_come_first(
+        &mut self,
+        board: &Board,
+        cells: &[u8],
+        least: &[Key],
+        mode: Mode,
+    ) {
+        let Some(first) = (0..cells.len())
+            .filter(|&i| least[i] != NO_KEY)
+            .min_by(|&i, &j| least[i].partial_cmp(&least[j]).expect("no NaN"))
+        else {
+            return;
+        };
+        for i in std::iter::once(first).chain((0..cells.len()).filter(|&i| i != first)) {
+            let cell = cells[i];
+            if least[i] == NO_KEY {
+                continue;
+            }
+            if let Some(best) = &self.best {
+                let best_key = sort_key(best.rating, best.complexity, best.kind);
+                let best_cell = (best.order >> 32) as u8;
+                let comes_after = least[i] > best_key || (least[i] == best_key && cell > best_cell);
+                if comes_after {
+                    continue;
+                }
+            }
+            self.order = u64::from(cell) << 32;
+            self.chains_of_cell(board, cell, mode);
+        }
     }
 
     /// False where [`Chains::chains_of_cell`] would find nothing, told
@@ -2205,6 +2281,81 @@ mod tests {
             }
         });
         assert!(checked > 1000, "{checked}");
+    }
+
+    /// Each cell's static multiple chains, searched alone (no hint
+    /// before them to bound them), come no shorter than the rows' least
+    /// lengths say, for cell and for region hints apart; and the bound
+    /// is met exactly on some, on sample boards thinned more and more.
+    #[test]
+    fn least_lengths_bound_each_cells_multiple_chains() {
+        let (mut hints, mut exact) = (0, 0);
+        crate::tasks::grade::test_boards::each_thinned(60, 4, 6, 36, |line, round, board, _| {
+            let mut chains = Chains::new();
+            chains.arena.clear();
+            chains.remembered.forget();
+            chains.links.build(board);
+            chains.reach.forget();
+            for cell in 0..81u8 {
+                if board.cands(cell).count_ones() < 3 {
+                    continue;
+                }
+                let Some((by_cell, by_region)) =
+                    chains.reach.least_lengths(board, &chains.links, cell)
+                else {
+                    continue;
+                };
+                chains.best = None;
+                chains.chains_of_cell(board, cell, MULTIPLE);
+                let Some(best) = chains.best.take() else {
+                    continue;
+                };
+                let least = match best.kind {
+                    Kind::Cell => by_cell,
+                    _ => by_region,
+                };
+                assert!(
+                    best.complexity >= least,
+                    "{line}, round {round}, cell {cell}: {} < {least}",
+                    best.complexity
+                );
+                hints += 1;
+                exact += usize::from(best.complexity == least);
+            }
+        });
+        assert!(
+            hints > 3_000 && exact > 1_000,
+            "{hints} hints, {exact} exact"
+        );
+    }
+
+    /// Static multiple chains searched only in the cells whose least keys
+    /// may come first give the step that searching every cell gives, on
+    /// sample boards thinned more and more.
+    #[test]
+    fn multiple_chains_of_the_cells_that_may_come_first_are_those_of_all() {
+        let mut found = 0;
+        crate::tasks::grade::test_boards::each_thinned(60, 5, 6, 37, |line, round, board, _| {
+            let mut chains = Chains::new();
+            let pruned = chains.multiple(board);
+            // Every cell, as the search was before the least keys.
+            chains.best = None;
+            chains.arena.clear();
+            chains.remembered.forget();
+            chains.links.build(board);
+            chains.reach.forget();
+            for cell in 0..81u8 {
+                if board.cands(cell).count_ones() > 2 && chains.may_conclude(board, cell, MULTIPLE)
+                {
+                    chains.order = u64::from(cell) << 32;
+                    chains.chains_of_cell(board, cell, MULTIPLE);
+                }
+            }
+            let every = chains.best.take().map(Found::into_step);
+            assert_eq!(pruned, every, "{line}, round {round}");
+            found += usize::from(every.is_some());
+        });
+        assert!(found > 200, "{found}");
     }
 
     /// The bound that spares most conclusions their ancestors' walk is
