@@ -75,21 +75,25 @@ fn meets(a: &Bits, b: &Bits) -> bool {
     a.iter().zip(b).any(|(a, b)| a & b != 0)
 }
 
-/// Adds candidate `i` to `a`, a set in memory read a word at a time.
-fn set(a: &mut Bits, i: usize) {
-    a[i / 64] |= 1 << (i % 64);
-}
-
 /// Adds candidate `i` to `a`, every word written: for the sets made on
 /// the stack and soon read whole (as vectors), since a load is not
 /// forwarded from a narrower store to the same bytes (`set`'s one-word
-/// store there cost a sixth of [`Reach::close`], perf annotate).
+/// store there cost a sixth of [`Reach::close`], perf annotate). The
+/// one-candidate set is read from [`ONE`]: two loads and two ORs.
 fn add(a: &mut Bits, i: usize) {
-    let (w, b) = (i / 64, 1u64 << (i % 64));
-    for (k, word) in a.iter_mut().enumerate() {
-        *word |= if k == w { b } else { 0 };
-    }
+    or(a, &ONE[i]);
 }
+
+/// `ONE[i]`: the set of candidate `i` alone.
+static ONE: [Bits; MOST] = {
+    let mut t = [EMPTY; MOST];
+    let mut i = 0;
+    while i < MOST {
+        t[i][i / 64] = 1 << (i % 64);
+        i += 1;
+    }
+    t
+};
 
 /// Takes out of `layer` the candidates already in `seen`, and adds the
 /// rest to it: what a breadth-first layer newly meets.
@@ -665,16 +669,15 @@ impl Reach {
         let n = self.pots.len();
         // (The fields apart: the rows are written while it reads.)
         let place = |p: Pot| self.place[(p.0 >> 1) as usize] as usize;
-        // Each row written in place: a row made on the stack and copied
-        // out was loaded whole right after its bits were stored one word
-        // at a time, a store the load could not be forwarded from.
+        // (Each row made whole: see `add`.)
         self.strong.clear();
-        self.strong.resize(n, EMPTY);
-        for (row, &on) in self.strong.iter_mut().zip(&self.pots) {
+        self.strong.extend(self.pots.iter().map(|&on| {
+            let mut row = EMPTY;
             for &q in links.ons_of_off(on.flipped(), y, x) {
-                set(row, place(q));
+                add(&mut row, place(q));
             }
-        }
+            row
+        }));
         // A hop is a link to an "off" then a strong link on: made from
         // each strong link back to the "on"s that imply its "off" (the
         // same candidates as its "on" implies the "off"s of), since most
