@@ -1413,23 +1413,13 @@ impl Chains {
     /// cell (two or more candidates when dynamic, three or more else),
     /// on and off.
     fn multiple_chains(&mut self, board: &Board, mode: Mode) -> Option<Step> {
-        self.best = None;
-        self.order = 0;
-        self.arena.clear();
-        self.remembered.forget();
-        if !mode.dynamic {
-            // The board stays as it is through every chain: its links are
-            // listed once.
-            self.links.build(board);
-        }
-        // The rows of `reach` are made again for multiple chains' links,
-        // unless made for them on this board (by the last pass before).
-        self.reach.forget_unless_made_for(board);
-        let cells = (0..81u8).filter(|&cell| {
-            let n = board.cands(cell).count_ones();
-            (n > 2 || (n > 1 && mode.dynamic)) && self.may_conclude(board, cell, mode)
-        });
-        let cells: Vec<u8> = cells.collect();
+        self.start_multiple(board, mode);
+        let cells: Vec<u8> = (0..81u8)
+            .filter(|&cell| {
+                let n = board.cands(cell).count_ones();
+                (n > 2 || (n > 1 && mode.dynamic)) && self.may_conclude(board, cell, mode)
+            })
+            .collect();
         if mode.multiple && !mode.dynamic {
             if let Some(least) = self.least_keys(board, &cells, mode) {
                 self.cells_that_may_come_first(board, &cells, &least, mode);
@@ -1443,27 +1433,43 @@ impl Chains {
         self.best.take().map(Found::into_step)
     }
 
+    /// Ready for a pass of Nishio, multiple or dynamic chains over
+    /// `board`: nothing found yet, no chain kept from another board.
+    fn start_multiple(&mut self, board: &Board, mode: Mode) {
+        self.best = None;
+        self.order = 0;
+        self.arena.clear();
+        self.remembered.forget();
+        if !mode.dynamic {
+            // The board stays as it is through every chain: its links are
+            // listed once.
+            self.links.build(board);
+        }
+        // The rows of `reach` are made again for multiple chains' links,
+        // unless made for them on this board (by the last pass before).
+        self.reach.forget_unless_made_for(board);
+    }
+
     /// Per cell of `cells`, the least sort key its static multiple
-    /// chains can have (see [`reach::Reach::least_lengths`]); `None`
-    /// where the rows do not fit the board.
+    /// chains can have (see [`reach::Reach::least_lengths`]), [`NO_KEY`]
+    /// where it has no conclusion; `None` where the rows do not fit the
+    /// board.
     fn least_keys(&mut self, board: &Board, cells: &[u8], mode: Mode) -> Option<Vec<Key>> {
         cells
             .iter()
             .map(|&cell| {
                 let (by_cell, by_region) = self.reach.least_lengths(board, &self.links, cell)?;
                 let key = |length: u32, kind: Kind| {
-                    (length != u32::MAX)
-                        .then(|| sort_key(mode.base + length_bonus(length), length, kind))
+                    if length == u32::MAX {
+                        NO_KEY
+                    } else {
+                        sort_key(mode.base + length_bonus(length), length, kind)
+                    }
                 };
-                let keys = [key(by_cell, Kind::Cell), key(by_region, Kind::Region)];
-                Some(
-                    keys.into_iter()
-                        .flatten()
-                        .min_by(|a, b| a.partial_cmp(b).expect("no NaN")),
-                )
+                let (a, b) = (key(by_cell, Kind::Cell), key(by_region, Kind::Region));
+                Some(if b < a { b } else { a })
             })
-            .collect::<Option<Vec<Option<Key>>>>()
-            .map(|keys| keys.into_iter().map(|k| k.unwrap_or(NO_KEY)).collect())
+            .collect()
     }
 
     /// The chains of those `cells` (with their `least` keys) whose hints
@@ -2292,10 +2298,7 @@ mod tests {
         let (mut hints, mut exact) = (0, 0);
         crate::tasks::grade::test_boards::each_thinned(60, 4, 6, 36, |line, round, board, _| {
             let mut chains = Chains::new();
-            chains.arena.clear();
-            chains.remembered.forget();
-            chains.links.build(board);
-            chains.reach.forget();
+            chains.start_multiple(board, MULTIPLE);
             for cell in 0..81u8 {
                 if board.cands(cell).count_ones() < 3 {
                     continue;
@@ -2339,11 +2342,7 @@ mod tests {
             let mut chains = Chains::new();
             let pruned = chains.multiple(board);
             // Every cell, as the search was before the least keys.
-            chains.best = None;
-            chains.arena.clear();
-            chains.remembered.forget();
-            chains.links.build(board);
-            chains.reach.forget();
+            chains.start_multiple(board, MULTIPLE);
             for cell in 0..81u8 {
                 if board.cands(cell).count_ones() > 2 && chains.may_conclude(board, cell, MULTIPLE)
                 {

@@ -117,6 +117,16 @@ fn places(a: Bits) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The units of `cell` where digit `d` has two places or more and `cell`
+/// is the first: those whose region chains a multiple chains pass makes
+/// from `cell`.
+fn regions_led_by(board: &Board, cell: u8, d: u8) -> impl Iterator<Item = usize> + '_ {
+    units_of(cell).into_iter().filter(move |&u| {
+        let places = board.positions(u, d);
+        places.count_ones() >= 2 && UNIT_CELLS[u][places.trailing_zeros() as usize] == cell
+    })
+}
+
 /// The rows of one pass's links, made when first asked for.
 pub(super) struct Reach {
     /// The links (Y, X) the rows were made with, and whether the board's
@@ -237,13 +247,7 @@ impl Reach {
             let Some(own) = self.implied(cell, d) else {
                 return true;
             };
-            for u in units_of(cell) {
-                let places = board.positions(u, d);
-                if places.count_ones() < 2
-                    || UNIT_CELLS[u][places.trailing_zeros() as usize] != cell
-                {
-                    continue;
-                }
+            for u in regions_led_by(board, cell, d) {
                 let mut every_place = own;
                 for other in cells_of(board.cells_with(d) & UNIT_MASKS[u] & !(1 << cell)) {
                     let Some(implied) = self.implied(other, d) else {
@@ -288,13 +292,7 @@ impl Reach {
         let by_cell = self.least_length(board, links, &starts);
         let mut by_region = u32::MAX;
         for d in digits(board.cands(cell)) {
-            for u in units_of(cell) {
-                let places = board.positions(u, d);
-                if places.count_ones() < 2
-                    || UNIT_CELLS[u][places.trailing_zeros() as usize] != cell
-                {
-                    continue;
-                }
+            for u in regions_led_by(board, cell, d) {
                 let starts: Vec<usize> = cells_of(board.cells_with(d) & UNIT_MASKS[u])
                     .map(|c| self.place_of(Pot::new(c, d, true)))
                     .collect();
