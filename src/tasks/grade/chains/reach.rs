@@ -147,7 +147,8 @@ pub(super) struct Reach {
     /// made when first asked for in a pass.
     closure: Closure,
     /// Per candidate, the "off"s its "on" implies (a link each), made
-    /// when first asked for in a pass (see [`Reach::layers_from`]).
+    /// when first asked for in a pass of multiple chains (the closure's
+    /// sets and [`Reach::layers_from`] read it).
     weak: Vec<Bits>,
     /// Per candidate, the layers a search from its "on" meets each
     /// candidate's "on" and "off" at, once told in a pass.
@@ -339,12 +340,7 @@ impl Reach {
     /// "off"s of a layer of "on"s one layer on, the "on"s a hop away two
     /// layers on), made once in a pass.
     fn layers_from(&mut self, links: &Links, a: usize) -> &MetAt {
-        if self.weak.is_empty() {
-            let weak: Vec<Bits> = (0..self.pots.len())
-                .map(|b| self.implying_off(links, true, b))
-                .collect();
-            self.weak = weak;
-        }
+        self.make_weak(links);
         if self.met_at.is_empty() {
             self.met_at.resize_with(self.pots.len(), || None);
         }
@@ -385,6 +381,16 @@ impl Reach {
         self.met_at[a].as_ref().expect("made above")
     }
 
+    /// Makes `weak` for the pass (X and Y links), if not made.
+    fn make_weak(&mut self, links: &Links) {
+        if self.weak.is_empty() {
+            let weak: Vec<Bits> = (0..self.pots.len())
+                .map(|b| self.implying_off(links, true, b))
+                .collect();
+            self.weak = weak;
+        }
+    }
+
     /// What candidate `d` of `cell`, on, implies: the "on"s and the
     /// "off"s a search from it reaches; `None` where those meet (a
     /// candidate both on and off: a contradiction).
@@ -412,6 +418,9 @@ impl Reach {
     /// its own.
     fn close(&mut self, links: &Links, sets: bool) {
         let n = self.pots.len();
+        if sets {
+            self.make_weak(links);
+        }
         // (Taken out while made: the rows are read meanwhile.)
         let mut closure = std::mem::take(&mut self.closure);
         let c = &mut closure;
@@ -480,7 +489,7 @@ impl Reach {
                     add(&mut members, m);
                     if sets {
                         or(&mut next, &self.hops[m]);
-                        or(&mut off, &self.implying_off(links, true, m));
+                        or(&mut off, &self.weak[m]);
                     }
                 }
                 c.open.truncate(at);
