@@ -70,6 +70,8 @@ pub struct LoopMemory {
     watched: [u128; 81],
     /// The board's candidates when `quiet` was found.
     cands: [u16; 81],
+    /// Per digit, the cells the puzzle's solution puts it in, if known.
+    solved: Option<[u128; 9]>,
 }
 
 impl LoopMemory {
@@ -78,6 +80,26 @@ impl LoopMemory {
             quiet: 0,
             watched: [0; 81],
             cands: [0; 81],
+            solved: None,
+        }
+    }
+
+    /// A memory for the path of the puzzle with this `solution` (its 81
+    /// cells in row order), which the walks use to stop early: a valid
+    /// loop on digits {a, b} holds a cell whose solution is neither (were
+    /// every cell of it a or b, each unit of the loop holding two of its
+    /// cells, one a and one b, swapping them would be a second solution),
+    /// so a walk that can meet no such cell any more stops.
+    pub fn knowing(solution: &[u8; 81]) -> LoopMemory {
+        let mut solved = [0u128; 9];
+        for (cell, &d) in solution.iter().enumerate() {
+            if (1..=9).contains(&d) {
+                solved[d as usize - 1] |= 1 << cell;
+            }
+        }
+        LoopMemory {
+            solved: Some(solved),
+            ..LoopMemory::new()
         }
     }
 
@@ -113,6 +135,9 @@ impl Default for LoopMemory {
         LoopMemory::new()
     }
 }
+
+/// Every cell (bit `c` for cell `c`).
+const ALL_CELLS: u128 = (1 << 81) - 1;
 
 /// Every pair's bit in [`LoopMemory::quiet`].
 const PAIRS: u128 = {
@@ -166,7 +191,17 @@ pub fn unique_loop(board: &Board, memory: &mut LoopMemory) -> Option<Step> {
             walked |= bit;
             memory.watched[at] = 0;
         }
-        for lp in valid_loops(board, start, m) {
+        let needed = match memory.solved {
+            Some(solved) => {
+                let mut in_pair = 0;
+                for d in digits(m) {
+                    in_pair |= solved[d as usize - 1];
+                }
+                !in_pair
+            }
+            None => ALL_CELLS,
+        };
+        for lp in valid_loops(board, start, m, needed) {
             let before = found.len();
             memory.watched[at] |= hints_of_loop(board, &lp, m, &mut found);
             if found.len() > before {
@@ -197,17 +232,25 @@ pub fn unique_loop(board: &Board, memory: &mut LoopMemory) -> Option<Step> {
 }
 
 /// The valid loops (see [`is_valid_loop`]) through the bivalue cell
-/// `start` on its digits `pair`, in the order SE's walk meets them.
-fn valid_loops(board: &Board, start: u8, pair: u16) -> Vec<Vec<u8>> {
+/// `start` on its digits `pair` that may give a hint, in the order SE's
+/// walk meets them; `needed`: cells of which each valid loop holds one
+/// (see [`LoopMemory::knowing`]), or every cell.
+fn valid_loops(board: &Board, start: u8, pair: u16, needed: u128) -> Vec<Vec<u8>> {
     let mut loops = Vec::new();
     let walk = Walk {
         board,
         start,
         pair,
         reachable: reachable(board, start, pair),
+        needed,
     };
     let path = (&mut Vec::new(), 1 << start, [0; 2]);
-    walk.extend(start, path, 2, 0, usize::MAX, &mut loops);
+    let wide = Wide {
+        allowed: 2,
+        digits: 0,
+        shared_units: u32::MAX,
+    };
+    walk.extend(start, path, wide, usize::MAX, &mut loops);
     loops.retain(|lp| is_valid_loop(lp));
     loops
 }
@@ -237,6 +280,20 @@ struct Walk<'a> {
     start: u8,
     pair: u16,
     reachable: u128,
+    /// The cells a valid loop must pass through one of (see
+    /// [`LoopMemory::knowing`]).
+    needed: u128,
+}
+
+/// The walk's cells with more digits than the loop's two: how many more
+/// may join (two at first; any number while they all add one same
+/// digit), their extra digits, and the units they all share (every unit
+/// before the first).
+#[derive(Clone, Copy)]
+struct Wide {
+    allowed: i32,
+    digits: u16,
+    shared_units: u32,
 }
 
 /// The walk so far: its cells in order; as a mask (bit `c` for cell `c`);
@@ -260,15 +317,30 @@ impl Walk<'_> {
         &self,
         cell: u8,
         (path, on_path, mut met): Path<'_>,
-        allowed_extra: i32,
-        extra: u16,
+        wide: Wide,
         last_kind: usize,
         loops: &mut Vec<Vec<u8>>,
     ) {
         met[path.len() % 2] |= unit_bits(cell);
+        let free = self.reachable & !on_path;
+        // A valid loop passes through a cell the solution gives neither
+        // digit (see `needed`).
+        if (on_path | free) & self.needed == 0 {
+            return;
+        }
+        // No more cells with extra digits may join (two are on the walk,
+        // with two extra digits or more): a loop through none the solution
+        // needs can only close invalid, and one whose two extra cells
+        // share no unit gives no hint (type 2 wants one extra digit, types
+        // 3 and 4 a unit the two share).
+        if wide.allowed <= 0
+            && wide.digits.count_ones() >= 2
+            && (on_path & self.needed == 0 || wide.shared_units == 0)
+        {
+            return;
+        }
         // Each unit met once must be met again, at a place of the other
         // parity, by a cell not yet on the walk.
-        let free = self.reachable & !on_path;
         let mut open = met[0] ^ met[1];
         while open != 0 {
             let u = open.trailing_zeros() as usize;
@@ -295,12 +367,18 @@ impl Walk<'_> {
                     continue;
                 }
                 let m = self.board.cands(next);
-                let new_extra = (extra | m) & !self.pair;
-                let wide = m.count_ones() > 2;
-                if !wide || new_extra.count_ones() == 1 || allowed_extra > 0 {
-                    let allowed = allowed_extra - i32::from(wide);
+                let digits = (wide.digits | m) & !self.pair;
+                if m.count_ones() == 2 {
                     let walk = (&mut *path, on_path | 1 << next, met);
-                    self.extend(next, walk, allowed, new_extra, kind, loops);
+                    self.extend(next, walk, wide, kind, loops);
+                } else if digits.count_ones() == 1 || wide.allowed > 0 {
+                    let walk = (&mut *path, on_path | 1 << next, met);
+                    let wide = Wide {
+                        allowed: wide.allowed - 1,
+                        digits,
+                        shared_units: wide.shared_units & unit_bits(next),
+                    };
+                    self.extend(next, walk, wide, kind, loops);
                 }
             }
         }
@@ -590,7 +668,9 @@ mod tests {
         use crate::tasks::grade::{next_step, PathMemory, Rating};
         let mut found = 0;
         for (line, mut board, solution) in crate::tasks::grade::test_boards::sample(300) {
-            let mut kept = LoopMemory::new();
+            // Kept knowing the solution (its walks cut shorter), found
+            // afresh without.
+            let mut kept = LoopMemory::knowing(solution.cells());
             let mut memory = PathMemory::new(Some(&solution));
             while let Some(step) = next_step(&board, &mut memory, Rating::MAX) {
                 let fresh = unique_loop(&board, &mut LoopMemory::new());
@@ -721,7 +801,7 @@ mod tests {
                 if pair.count_ones() != 2 {
                     continue;
                 }
-                for lp in valid_loops(board, start, pair) {
+                for lp in valid_loops(board, start, pair, ALL_CELLS) {
                     let wide: Vec<u8> = lp
                         .iter()
                         .copied()
@@ -751,29 +831,65 @@ mod tests {
         );
     }
 
-    /// The walk that stops where no valid loop can close meets the same
-    /// valid loops, in the same order, as the walk that goes everywhere:
-    /// boards of sample puzzles with false candidates taken away at
-    /// random, more and more (many wide cells first, many bivalue later).
+    /// The walk that stops where no valid loop can close, or none can
+    /// give a hint, meets the same valid loops that can, in the same
+    /// order, as the walk that goes everywhere: boards of sample puzzles
+    /// with false candidates taken away at random, more and more (many
+    /// wide cells first, many bivalue later), the solution known and not.
+    /// And every valid loop passes through a cell the solution gives
+    /// neither of its digits (else the puzzle would have two solutions).
     #[test]
     fn cut_walk_meets_every_valid_loop_in_order() {
-        let (mut valid, mut closed) = (0, 0);
-        each_thinned(150, 5, 10, 46, |line, _, board, _| {
-            for start in 0..81u8 {
-                let pair = board.cands(start);
-                if pair.count_ones() != 2 {
-                    continue;
+        use crate::tasks::grade::test_boards::{sample, take_false_away};
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(46);
+        let (mut valid, mut closed, mut hinting) = (0, 0, 0);
+        for (line, mut board, solution) in sample(150) {
+            let solved = LoopMemory::knowing(solution.cells()).solved.unwrap();
+            for _ in 0..5 {
+                take_false_away(&mut board, &solution, &mut rng, 10);
+                for start in 0..81u8 {
+                    let pair = board.cands(start);
+                    if pair.count_ones() != 2 {
+                        continue;
+                    }
+                    let mut all = Vec::new();
+                    let path = (&mut Vec::new(), 1 << start);
+                    walk_everywhere(&board, start, pair, path, 2, 0, usize::MAX, &mut all);
+                    closed += all.len();
+                    all.retain(|lp| is_valid_loop(lp));
+                    valid += all.len();
+                    let needed = !digits(pair).fold(0, |m, d| m | solved[d as usize - 1]);
+                    for lp in &all {
+                        assert!(lp.iter().any(|&c| needed & 1 << c != 0), "{line}");
+                    }
+                    all.retain(|lp| may_give_a_hint(&board, lp, pair));
+                    hinting += all.len();
+                    assert_eq!(valid_loops(&board, start, pair, ALL_CELLS), all, "{line}");
+                    assert_eq!(valid_loops(&board, start, pair, needed), all, "{line}");
                 }
-                let mut all = Vec::new();
-                let path = (&mut Vec::new(), 1 << start);
-                walk_everywhere(board, start, pair, path, 2, 0, usize::MAX, &mut all);
-                closed += all.len();
-                all.retain(|lp| is_valid_loop(lp));
-                valid += all.len();
-                assert_eq!(valid_loops(board, start, pair), all, "{line}");
             }
-        });
-        // Both kinds met often: loops kept, and loops thrown away.
-        assert!(valid > 1000 && closed > 2 * valid, "{valid} {closed}");
+        }
+        // Every kind met often: loops kept, loops thrown away as invalid
+        // and as giving no hint.
+        assert!(
+            hinting > 1000 && valid > hinting + 500 && closed > 2 * valid,
+            "{hinting} {valid} {closed}"
+        );
+    }
+
+    /// Whether a valid loop may give a hint, as its cells with extra
+    /// digits tell: not two of them, with two extra digits or more,
+    /// sharing no unit.
+    fn may_give_a_hint(board: &Board, lp: &[u8], pair: u16) -> bool {
+        let wide: Vec<u8> = lp
+            .iter()
+            .copied()
+            .filter(|&c| board.cands(c).count_ones() > 2)
+            .collect();
+        let extra = wide.iter().fold(0, |m, &c| m | board.cands(c)) & !pair;
+        !(wide.len() == 2
+            && extra.count_ones() >= 2
+            && unit_bits(wide[0]) & unit_bits(wide[1]) == 0)
     }
 }

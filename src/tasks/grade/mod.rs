@@ -708,7 +708,10 @@ impl PathMemory {
             solution: solution.copied(),
             chains: None,
             producers: LocalMemory::new(Changed::EVERYWHERE),
-            loops: loops::LoopMemory::new(),
+            loops: match solution {
+                Some(solution) => loops::LoopMemory::knowing(solution.cells()),
+                None => loops::LoopMemory::new(),
+            },
             stuck: None,
         }
     }
