@@ -966,7 +966,14 @@ impl Chains {
     /// One pass over every candidate.
     fn pass(&mut self, board: &Board, pass: usize, links: (bool, bool)) {
         let x = links.1;
-        self.reach.forget();
+        if pass == X_PASS {
+            let searched = (1..=9u8)
+                .filter(|&d| self.x_quiet[d as usize - 1] != Some(board.cells_with(d)))
+                .fold(0u16, |m, d| m | 1 << (d - 1));
+            self.reach.forget_but(searched);
+        } else {
+            self.reach.forget();
+        }
         self.limits = None;
         for cell in 0..81u8 {
             let cands = board.cands(cell);

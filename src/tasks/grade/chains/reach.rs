@@ -153,7 +153,13 @@ pub(super) struct Reach {
     /// Per candidate, the layers a search from its "on" meets each
     /// candidate's "on" and "off" at, once told in a pass.
     met_at: Vec<Option<Box<MetAt>>>,
+    /// The digits whose candidates the rows of a pass of X links alone
+    /// hold (see [`Reach::forget_but`]).
+    digits: u16,
 }
+
+/// Every digit (bit `d - 1`).
+const ALL_DIGITS: u16 = 0x1ff;
 
 /// The layer of a search from an "on" where each candidate's "on" (at
 /// `[i]`) and "off" (at `[MOST + i]`) is first met, [`UNMET`] if never
@@ -208,6 +214,7 @@ impl Reach {
             closure: Closure::default(),
             weak: Vec::new(),
             met_at: Vec::new(),
+            digits: ALL_DIGITS,
         }
     }
 
@@ -216,6 +223,16 @@ impl Reach {
     pub(super) fn forget(&mut self) {
         self.made = None;
         self.closure.made = None;
+        self.digits = ALL_DIGITS;
+    }
+
+    /// Forgets the rows, as [`Reach::forget`], for a pass of X links
+    /// alone that searches from the candidates of the `digits` only (bit
+    /// `d - 1`): an X link joins two candidates of one digit, so no other
+    /// digit's candidate is met, and the rows hold those digits' only.
+    pub(super) fn forget_but(&mut self, digits: u16) {
+        self.forget();
+        self.digits = digits;
     }
 
     /// Forgets the rows unless they were made with both kinds of links
@@ -665,17 +682,22 @@ impl Reach {
     ///
     /// With Y links alone, a strong link is a bivalue cell's, so every
     /// "on" but a start's is met there and every start is one: the rows
-    /// hold only the bivalue cells' candidates, and one more place, with
-    /// empty rows, stands for all the others (a link there leads nowhere).
+    /// hold only the bivalue cells' candidates; with X links alone, those
+    /// of the digits searched (see [`Reach::forget_but`]). One more place,
+    /// with empty rows, stands for all the others (a link there leads
+    /// nowhere).
     fn rows(&mut self, board: &Board, links: &Links, (y, x): (bool, bool)) -> bool {
         self.pots.clear();
         let bivalue_only = y && !x;
+        // The digits held (with Y links, every one).
+        let held = if y { ALL_DIGITS } else { self.digits };
+        let some_only = bivalue_only || held != ALL_DIGITS;
         for cell in 0..81u8 {
             let cands = board.cands(cell);
             if bivalue_only && cands.count_ones() != 2 {
                 continue;
             }
-            for d in digits(cands) {
+            for d in digits(cands & held) {
                 if self.pots.len() == MOST {
                     return false;
                 }
@@ -684,14 +706,19 @@ impl Reach {
             }
         }
         let n = self.pots.len();
-        if bivalue_only {
-            // (At most 162 candidates in bivalue cells: room for one more.)
+        if some_only {
+            if n == MOST {
+                return false;
+            }
             for cell in 0..81u8 {
                 let cands = board.cands(cell);
-                if cands.count_ones() != 2 {
-                    for d in digits(cands) {
-                        self.place[cell as usize * 9 + d as usize - 1] = n as u8;
-                    }
+                let left = if bivalue_only && cands.count_ones() != 2 {
+                    cands
+                } else {
+                    cands & !held
+                };
+                for d in digits(left) {
+                    self.place[cell as usize * 9 + d as usize - 1] = n as u8;
                 }
             }
         }
@@ -724,7 +751,7 @@ impl Reach {
                 }
             }
         }
-        if bivalue_only {
+        if some_only {
             // The place of the others: a candidate of no link.
             self.pots.push(Pot::new(0, 1, true));
             self.strong.push(EMPTY);
@@ -815,7 +842,9 @@ mod tests {
     /// and `may_cycle` false only where the cycle search finds no cycle.
     /// On a board with more candidates than the rows hold, every search
     /// is made (but with Y links alone, whose rows hold only the bivalue
-    /// cells' candidates, and whose searches start only there).
+    /// cells' candidates, and whose searches start only there; with X
+    /// links alone, the rows hold all digits but one, as a pass does
+    /// where one digit is quiet).
     #[test]
     fn rows_say_what_the_searches_find() {
         let mut chains = Chains::new();
@@ -829,16 +858,30 @@ mod tests {
                 > MOST;
             *too_many += whole as u32;
             chains.links.build(board);
+            // X links alone: the rows of all digits but one (changing
+            // with the board), searched from those digits only.
+            let left_out = 1u16 << (line.len() % 9);
+            let held: usize = (0..81u8)
+                .map(|c| (board.cands(c) & !left_out).count_ones() as usize)
+                .sum();
             for (y, x) in PASSES {
-                reach.forget();
                 // Y links alone: from bivalue cells only, as the pass
                 // searches, and the rows (of those cells) always fit.
-                let whole = whole && x;
+                let (whole, searched) = match (y, x) {
+                    (false, _) => {
+                        reach.forget_but(ALL_DIGITS & !left_out);
+                        (held >= MOST, ALL_DIGITS & !left_out)
+                    }
+                    _ => {
+                        reach.forget();
+                        (whole && x, ALL_DIGITS)
+                    }
+                };
                 for cell in 0..81u8 {
                     if !x && board.cands(cell).count_ones() != 2 {
                         continue;
                     }
-                    for d in digits(board.cands(cell)) {
+                    for d in digits(board.cands(cell) & searched) {
                         let start = Pot::new(cell, d, true);
                         let at = format!("{line}, links {y} {x}, r{cell}d{d}");
                         for limit in [2, 3, 4, 5, 6, 7, 10, 15, u32::MAX] {
