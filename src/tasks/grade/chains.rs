@@ -1005,7 +1005,7 @@ impl Chains {
         board: &Board,
         most: super::Rating,
     ) -> Option<Vec<(u8, u8, bool)>> {
-        let solution = self.solution?;
+        let solution = self.solution.as_ref()?;
         let mut found = Vec::new();
         self.links.build(board);
         for (y, base) in [(true, 7.0), (false, 6.6)] {
@@ -1224,7 +1224,7 @@ impl Chains {
     /// known: every link holds in the solution, so only the one that
     /// proves the truth can.
     fn can_prove(&self, cell: u8, d: u8) -> (bool, bool) {
-        match self.solution.map(|s| s[cell as usize] == d) {
+        match self.solution.as_ref().map(|s| s[cell as usize] == d) {
             Some(true) => (false, true),
             Some(false) => (true, false),
             None => (true, true),
