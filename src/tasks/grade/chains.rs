@@ -1154,8 +1154,11 @@ impl Chains {
                     .may_cycle(board, &self.links, links, start, cycle_limit))
         {
             0
-        } else {
+        } else if pass == X_PASS || cycle_limit < 4 {
             cycle_limit
+        } else {
+            // No search past the last layer where a cycle can close.
+            cycle_limit.min(self.reach.longest_cycle(board, &self.links, links, start))
         };
         let mut finds = |from: Pot| {
             // Too many candidates for the rows: the search is made.

@@ -604,6 +604,55 @@ impl Reach {
         false
     }
 
+    /// The most nodes a cycle that a search from `start` (an "on")
+    /// closes can have, with the pass's `board` and `links` (`kinds`: Y,
+    /// X): `u32::MAX` where the board has too many candidates for the
+    /// rows. A cycle closes on an "off" of one of the start's partners
+    /// (the "on"s its "off" implies), reached from an "on" that links to
+    /// it: from an "on" met `k` hops out (layer `2k`), the cycle has
+    /// `2k + 2` nodes. So past the layer of the last such "on" the search
+    /// meets, no cycle closes, and a search for cycles alone may stop
+    /// there, where the rows' breadth-first layers (the search's own)
+    /// say it is.
+    pub(super) fn longest_cycle(
+        &mut self,
+        board: &Board,
+        links: &Links,
+        kinds: (bool, bool),
+        start: Pot,
+    ) -> u32 {
+        if !self.made(board, links, kinds) {
+            return u32::MAX;
+        }
+        let y = kinds.0;
+        let s = self.place_of(start);
+        // The "on"s that link to a partner's "off".
+        let mut closing = EMPTY;
+        for q in places(self.strong[s]) {
+            or(&mut closing, &self.implying_off(links, y, q));
+        }
+        let mut layer = EMPTY;
+        add(&mut layer, s);
+        let mut seen = layer;
+        let (mut at, mut last) = (0, None);
+        loop {
+            if meets(&layer, &closing) {
+                last = Some(at);
+            }
+            let mut next = EMPTY;
+            for i in places(layer) {
+                or(&mut next, &self.hops[i]);
+            }
+            keep_new(&mut next, &mut seen);
+            if next == EMPTY {
+                break;
+            }
+            layer = next;
+            at += 2;
+        }
+        last.map_or(0, |at| at + 2)
+    }
+
     /// False when no cycle through `start` (an "on") can remove
     /// anything, with the pass's `board` and `links` (`kinds`: Y, X).
     /// Each "on" of a cycle implies the next one two links on (a hop),
@@ -839,7 +888,8 @@ mod tests {
     /// of sample boards (whole, and thinned to fewer candidates), with
     /// each pass's links and limits from the shortest to none: `finds`
     /// exactly as a forcing chain's search (from "on" and from "off"),
-    /// and `may_cycle` false only where the cycle search finds no cycle.
+    /// `may_cycle` false only where the cycle search finds no cycle, and
+    /// the search cut at `longest_cycle` finding the cycle it finds uncut.
     /// On a board with more candidates than the rows hold, every search
     /// is made (but with Y links alone, whose rows hold only the bivalue
     /// cells' candidates, and whose searches start only there; with X
@@ -849,9 +899,10 @@ mod tests {
     fn rows_say_what_the_searches_find() {
         let mut chains = Chains::new();
         let mut reach = Reach::new();
-        let mut counts = [0u32; 6];
+        let mut counts = [0u32; 7];
         let mut check = |line: &str, board: &Board| {
-            let [found, not_found, cycles, ruled_out, removing_none, too_many] = &mut counts;
+            let [found, not_found, cycles, ruled_out, removing_none, cut_short, too_many] =
+                &mut counts;
             let whole = (0..81u8)
                 .map(|c| board.cands(c).count_ones() as usize)
                 .sum::<usize>()
@@ -923,7 +974,21 @@ mod tests {
                                     );
                                     *removing_none += 1;
                                 }
-                                *cycles += cycle.is_some() as u32;
+                                // Cut at the last layer where one can close,
+                                // the search finds the same first cycle.
+                                let longest =
+                                    reach.longest_cycle(board, &chains.links, (y, x), start);
+                                let found = cycle.map(|(id, removed)| (chains.branch(id), removed));
+                                if longest < limit {
+                                    chains.arena.clear();
+                                    let mut cut = None;
+                                    chains.cycles(board, start, (y, x), (longest, 0), &mut cut);
+                                    let cut = cut.map(|(id, removed)| (chains.branch(id), removed));
+                                    assert_eq!(cut, found, "{at} longest {longest}, limit {limit}");
+                                    assert!(!whole, "{at}");
+                                    *cut_short += 1;
+                                }
+                                *cycles += found.is_some() as u32;
                             }
                         }
                     }
@@ -941,13 +1006,14 @@ mod tests {
             &Board::new(&Grid::parse_line(line.as_bytes()).unwrap()),
         );
         each_thinned(8, 3, 3, 7, |line, _, board, _| check(line, board));
-        let [found, not_found, cycles, ruled_out, removing_none, too_many] = counts;
+        let [found, not_found, cycles, ruled_out, removing_none, cut_short, too_many] = counts;
         assert!(
             found > 500
                 && not_found > 5_000
                 && cycles > 50
                 && ruled_out > 5_000
                 && removing_none > 20_000
+                && cut_short > 5_000
                 && too_many > 0,
             "{counts:?}"
         );
