@@ -323,6 +323,14 @@ impl Board {
         self.cells_with
     }
 
+    /// The units (bit `u`) with a cell whose candidates differ from
+    /// those of `before` (a [`Board::candidate_cells`]).
+    pub fn units_changed_since(&self, before: &[u128; 9]) -> u32 {
+        let changed = (self.cells_with.iter().zip(before)).fold(0, |m, (a, b)| m | (a ^ b));
+        (UNIT_MASKS.iter().enumerate())
+            .fold(0, |m, (u, &cells)| m | u32::from(cells & changed != 0) << u)
+    }
+
     /// The cells (bit `c`) holding exactly `n` candidates (1 to 8), from
     /// the digits' cells at once: per cell, a count kept to `n + 1` in
     /// bit planes (`at_least[k]`: the cells with more than `k` seen).

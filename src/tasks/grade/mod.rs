@@ -501,13 +501,7 @@ fn singles_within(er: Rating) -> Option<Singles> {
 /// and so does the path after the jump; each step between rates ER at
 /// most, and EP and ED are set (the single placed).
 fn place_singles(board: &mut Board, singles: Singles) {
-    loop {
-        let hidden = singles::place_hidden_singles(board, singles != Singles::InBoxes);
-        let naked = singles == Singles::All && singles::place_naked_singles(board);
-        if !hidden && !naked {
-            return;
-        }
-    }
+    singles::place_singles(board, singles != Singles::InBoxes, singles == Singles::All);
 }
 
 /// Which singles [`place_singles`] places.
