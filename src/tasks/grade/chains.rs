@@ -1014,13 +1014,6 @@ impl Chains {
             if limit < 2 {
                 continue;
             }
-            if y {
-                // Kept if made for the same board by the last pass of
-                // cycles and forcing chains (the XY pass).
-                self.reach.forget_unless_made_for(board);
-            } else {
-                self.reach.forget();
-            }
             // X links' chains stay on one digit's cells: a digit whose
             // cells are those where they proved nothing before (within
             // this limit or more), or where the X pass found no chain at
@@ -1036,6 +1029,14 @@ impl Chains {
                         unproving |= bit(d);
                     }
                 }
+            }
+            if y {
+                // Kept if made for the same board by the last pass of
+                // cycles and forcing chains (the XY pass).
+                self.reach.forget_unless_made_for(board);
+            } else {
+                // X links alone: rows of the digits searched.
+                self.reach.forget_but(ALL & !unproving);
             }
             let mut proving = 0u16;
             for cell in 0..81u8 {
