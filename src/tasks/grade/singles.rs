@@ -2,7 +2,7 @@
 //! last empty cell of a unit is rated lower), and a cell with one
 //! candidate left (naked single).
 
-use super::board::{cells_of, Board};
+use super::board::{cells_of, digits, Board};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
 
@@ -31,9 +31,11 @@ pub const SCAN_ORDER: [usize; 27] = {
 pub fn hidden_single(board: &Board, units: u32) -> Option<Step> {
     let mut first_hidden = None;
     for &u in SCAN_ORDER.iter().filter(|&&u| units & (1 << u) != 0) {
-        let Some(d) = (1..=9).find(|&d| board.positions(u, d).count_ones() == 1) else {
+        let lone = board.lone_digits(u);
+        if lone == 0 {
             continue;
-        };
+        }
+        let d = lone.trailing_zeros() as u8 + 1;
         let empty = board.empty_count(u);
         if empty == 1 {
             return Some(single_step(board, u, d, true));
@@ -83,7 +85,9 @@ fn place_hidden_singles(board: &mut Board, lines: bool, units: u32) -> bool {
         if u < 18 && !lines && board.empty_count(u) != 1 {
             continue;
         }
-        for d in 1..=9 {
+        // Placing one may take another's place away (two singles in one
+        // cell), or leave a new one (found by the next scan).
+        for d in digits(board.lone_digits(u)) {
             let places = board.positions(u, d);
             if places.count_ones() == 1 {
                 let cell = UNIT_CELLS[u][places.trailing_zeros() as usize];
