@@ -20,7 +20,9 @@
 mod one_digit;
 mod reach;
 
-use super::board::{bit, cells_of, digits, units_of, Board, ALL, PEER_MASKS, UNIT_MASKS};
+use super::board::{
+    bit, cells_of, digits, unit_places, units_of, Board, ALL, PEER_MASKS, UNIT_MASKS,
+};
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
 
@@ -602,13 +604,23 @@ impl Links {
                 let y_offs = cands.count_ones() as u8 - 1;
                 let x_offs = (self.offs.len() - start) as u8 - y_offs;
                 self.off_at[k] = (start as u16, y_offs, x_offs);
+                // As `each_on` lists them, its units' places read from
+                // the board's 9-bit masks (not the digit's 81 cells).
                 let ons = &mut self.ons[k];
-                let (mut n, mut y_ons) = (0, 0);
-                each_on(cands, places, cell, d, (true, true), |on, via| {
-                    ons[n] = on;
-                    n += 1;
-                    y_ons += matches!(via, Via::Cell) as u8;
-                });
+                let mut n = 0;
+                if cands.count_ones() == 2 {
+                    ons[0] = Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true);
+                    n = 1;
+                }
+                let y_ons = n as u8;
+                for (u, place) in unit_places(cell) {
+                    let others = board.positions(u, d) & !place;
+                    if others.count_ones() == 1 {
+                        let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
+                        ons[n] = Pot::new(other, d, true);
+                        n += 1;
+                    }
+                }
                 self.ons_len[k] = (y_ons, n as u8 - y_ons);
             }
         }
