@@ -139,10 +139,12 @@ pub(super) struct Reach {
     place: Box<[u8; 729]>,
     /// The board's candidates (as "on"s), in cell and digit order.
     pots: Vec<Pot>,
-    /// Per candidate: the "on"s its "on" implies through one "off".
-    hops: Vec<Bits>,
-    /// Per candidate: the "on"s its "off" implies.
-    strong: Vec<Bits>,
+    /// Per candidate: the "on"s its "on" implies through one "off" (the
+    /// first `pots.len()` entries; a place of a set is below [`MOST`], so
+    /// reading a set's members here needs no bounds check).
+    hops: Box<[Bits; MOST]>,
+    /// Per candidate: the "on"s its "off" implies (as `hops`).
+    strong: Box<[Bits; MOST]>,
     /// Everything each candidate's "on" implies (see [`Reach::implied`]),
     /// made when first asked for in a pass.
     closure: Closure,
@@ -209,8 +211,8 @@ impl Reach {
             made_for: [0; 9],
             place: Box::new([0; 729]),
             pots: Vec::new(),
-            hops: Vec::new(),
-            strong: Vec::new(),
+            hops: Box::new([EMPTY; MOST]),
+            strong: Box::new([EMPTY; MOST]),
             closure: Closure::default(),
             weak: Vec::new(),
             met_at: Vec::new(),
@@ -781,20 +783,17 @@ impl Reach {
         // (The fields apart: the rows are written while it reads.)
         let place = |p: Pot| self.place[(p.0 >> 1) as usize] as usize;
         // (Each row made whole: see `add`.)
-        self.strong.clear();
-        self.strong.extend(self.pots.iter().map(|&on| {
-            let mut row = EMPTY;
+        for (row, &on) in self.strong.iter_mut().zip(&self.pots) {
+            *row = EMPTY;
             for &q in links.ons_of_off(on.flipped(), y, x) {
-                add(&mut row, place(q));
+                add(row, place(q));
             }
-            row
-        }));
+        }
         // A hop is a link to an "off" then a strong link on: made from
         // each strong link back to the "on"s that imply its "off" (the
         // same candidates as its "on" implies the "off"s of), since most
         // "off"s lead nowhere.
-        self.hops.clear();
-        self.hops.resize(n, EMPTY);
+        self.hops[..n].fill(EMPTY);
         for b in 0..n {
             let strong = self.strong[b];
             if strong == EMPTY {
@@ -810,8 +809,8 @@ impl Reach {
         if some_only {
             // The place of the others: a candidate of no link.
             self.pots.push(Pot::new(0, 1, true));
-            self.strong.push(EMPTY);
-            self.hops.push(EMPTY);
+            self.strong[n] = EMPTY;
+            self.hops[n] = EMPTY;
         }
         true
     }
