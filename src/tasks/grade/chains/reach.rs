@@ -151,7 +151,9 @@ pub(super) struct Reach {
     /// Per candidate, the "off"s its "on" implies (a link each), made
     /// when first asked for in a pass of multiple chains (the closure's
     /// sets and [`Reach::layers_from`] read it).
-    weak: Vec<Bits>,
+    weak: Box<[Bits; MOST]>,
+    /// Whether `weak` is made for the pass.
+    weak_made: bool,
     /// Per candidate, the layers a search from its "on" meets each
     /// candidate's "on" and "off" at, once told in a pass.
     met_at: Vec<Option<Box<MetAt>>>,
@@ -214,7 +216,8 @@ impl Reach {
             hops: Box::new([EMPTY; MOST]),
             strong: Box::new([EMPTY; MOST]),
             closure: Closure::default(),
-            weak: Vec::new(),
+            weak: Box::new([EMPTY; MOST]),
+            weak_made: false,
             met_at: Vec::new(),
             digits: ALL_DIGITS,
         }
@@ -402,11 +405,11 @@ impl Reach {
 
     /// Makes `weak` for the pass (X and Y links), if not made.
     fn make_weak(&mut self, links: &Links) {
-        if self.weak.is_empty() {
-            let weak: Vec<Bits> = (0..self.pots.len())
-                .map(|b| self.implying_off(links, true, b))
-                .collect();
-            self.weak = weak;
+        if !self.weak_made {
+            for b in 0..self.pots.len() {
+                self.weak[b] = self.implying_off(links, true, b);
+            }
+            self.weak_made = true;
         }
     }
 
@@ -730,7 +733,7 @@ impl Reach {
         self.made = Some((kinds, fits));
         self.made_for = board.candidate_cells();
         self.closure.made = None;
-        self.weak.clear();
+        self.weak_made = false;
         self.met_at.clear();
         fits
     }
