@@ -50,10 +50,9 @@ pub fn hidden_single(board: &Board, units: u32) -> Option<Step> {
 /// else only their full houses), and with `naked` the naked singles. Each
 /// placement is a single of the board as it is then.
 ///
-/// After the first scan only the units that changed since the last one
-/// are scanned again: a unit scanned without a single and unchanged since
-/// still has none (the first scan's units and the board's candidates say
-/// the rest).
+/// The first scan goes over every unit, the next ones only over the units
+/// that changed in the scan before: a unit scanned without a single and
+/// unchanged since still has none.
 pub fn place_singles(board: &mut Board, lines: bool, naked: bool) {
     let mut units = (1 << 27) - 1;
     loop {
