@@ -52,6 +52,83 @@ impl Pot {
     }
 }
 
+/// A value per candidate (`cell * 9 + digit - 1`), read by a [`Pot`]
+/// of either state. Room for every index a `Pot`'s 15 high bits can
+/// hold, of which only the first 729 are used (the rest stay untouched
+/// in a lazily zeroed allocation): read by a `Pot`, it needs no bounds
+/// check, and these reads are the searches' inner loops.
+struct PerCandidate<T>(Box<[T; 1 << 15]>);
+
+impl<T: Copy> PerCandidate<T> {
+    fn new(value: T) -> PerCandidate<T> {
+        PerCandidate(
+            vec![value; 1 << 15]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("made 1 << 15 long")),
+        )
+    }
+}
+
+impl<T> std::ops::Index<Pot> for PerCandidate<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, pot: Pot) -> &T {
+        &self.0[(pot.0 >> 1) as usize]
+    }
+}
+
+impl<T> std::ops::Index<usize> for PerCandidate<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, k: usize) -> &T {
+        &self.0[k]
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for PerCandidate<T> {
+    #[inline]
+    fn index_mut(&mut self, k: usize) -> &mut T {
+        &mut self.0[k]
+    }
+}
+
+/// A value per candidate-with-state, read by its [`Pot`]: as
+/// [`PerCandidate`], room for every value a `Pot` can hold, of which the
+/// first [`POTS`] are used, so that reading needs no bounds check.
+struct PerPot<T>(Box<[T; 1 << 16]>);
+
+impl<T: Copy> PerPot<T> {
+    fn new(value: T) -> PerPot<T> {
+        PerPot(
+            vec![value; 1 << 16]
+                .into_boxed_slice()
+                .try_into()
+                .unwrap_or_else(|_| unreachable!("made 1 << 16 long")),
+        )
+    }
+
+    /// Sets every used value to `value`.
+    fn fill(&mut self, value: T) {
+        self.0[..POTS].fill(value);
+    }
+}
+
+impl<T> std::ops::Index<Pot> for PerPot<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, pot: Pot) -> &T {
+        &self.0[pot.0 as usize]
+    }
+}
+
+impl<T> std::ops::IndexMut<Pot> for PerPot<T> {
+    #[inline]
+    fn index_mut(&mut self, pot: Pot) -> &mut T {
+        &mut self.0[pot.0 as usize]
+    }
+}
+
 type NodeId = u32;
 
 /// A node of a search: its candidate and state, the link it was derived
@@ -177,7 +254,7 @@ impl Arena {
 struct PotSet {
     has: Members,
     /// The node of each member (others hold stale values).
-    slot: Box<[NodeId; POTS]>,
+    slot: PerPot<NodeId>,
     /// The members in the order they came, and, after [`PotSet::retain_in`]
     /// until [`PotSet::settle`], others once members.
     order: Vec<Pot>,
@@ -204,7 +281,7 @@ impl PotSet {
     fn new() -> PotSet {
         PotSet {
             has: NO_MEMBERS,
-            slot: Box::new([0; POTS]),
+            slot: PerPot::new(0),
             order: Vec::new(),
             stale: false,
         }
@@ -221,7 +298,7 @@ impl PotSet {
     }
 
     fn get(&self, p: Pot) -> Option<NodeId> {
-        self.contains(p).then(|| self.slot[p.0 as usize])
+        self.contains(p).then(|| self.slot[p])
     }
 
     /// Adds `p` reached by `node` (a node already there is replaced, its
@@ -232,7 +309,7 @@ impl PotSet {
             self.order.push(p);
             add(&mut self.has, p);
         }
-        self.slot[p.0 as usize] = node;
+        self.slot[p] = node;
     }
 
     /// Adds `p`, not a member, reached by `node`.
@@ -240,13 +317,13 @@ impl PotSet {
         debug_assert!(!self.stale && !self.contains(p));
         self.order.push(p);
         add(&mut self.has, p);
-        self.slot[p.0 as usize] = node;
+        self.slot[p] = node;
     }
 
     /// Each candidate with its node, in the set's order.
     fn entries(&self) -> impl Iterator<Item = (Pot, NodeId)> + '_ {
         debug_assert!(!self.stale);
-        self.order.iter().map(|&p| (p, self.slot[p.0 as usize]))
+        self.order.iter().map(|&p| (p, self.slot[p]))
     }
 
     /// Fills an empty set with what [`PotSet::keep_into`] kept of one.
@@ -255,7 +332,7 @@ impl PotSet {
         self.has = kept.has;
         self.order.extend_from_slice(&kept.order);
         for (&p, &node) in kept.order.iter().zip(&kept.nodes) {
-            self.slot[p.0 as usize] = node;
+            self.slot[p] = node;
         }
     }
 
@@ -319,7 +396,7 @@ impl PotSet {
 struct Tree {
     /// Per pot: the search that reached it last, and its parent then (the
     /// root is its own parent).
-    slot: Box<[(u32, Pot); POTS]>,
+    slot: PerPot<(u32, Pot)>,
     search: u32,
     /// [`Tree::line`]'s buffer.
     line: Vec<Pot>,
@@ -328,7 +405,7 @@ struct Tree {
 impl Tree {
     fn new() -> Tree {
         Tree {
-            slot: Box::new([(0, Pot(0)); POTS]),
+            slot: PerPot::new((0, Pot(0))),
             search: 0,
             line: Vec::new(),
         }
@@ -342,20 +419,20 @@ impl Tree {
             self.slot.fill((0, Pot(0)));
             self.search = 1;
         }
-        self.slot[root.0 as usize] = (self.search, root);
+        self.slot[root] = (self.search, root);
     }
 
     fn contains(&self, p: Pot) -> bool {
-        self.slot[p.0 as usize].0 == self.search
+        self.slot[p].0 == self.search
     }
 
     /// Records `p`, reached from `parent` (which this search reached).
     fn insert(&mut self, p: Pot, parent: Pot) {
-        self.slot[p.0 as usize] = (self.search, parent);
+        self.slot[p] = (self.search, parent);
     }
 
     fn parent(&self, p: Pot) -> Option<Pot> {
-        let up = self.slot[p.0 as usize].1;
+        let up = self.slot[p].1;
         (up != p).then_some(up)
     }
 
@@ -547,15 +624,21 @@ impl Found {
 /// (Y) first, then the digit's other place in a unit where it has two (X).
 struct Links {
     /// Where a candidate's "off"s start in `offs`, how many Y, how many X.
-    off_at: Box<[(u16, u8, u8); 729]>,
-    offs: Vec<Pot>,
-    ons: Box<[[Pot; 4]; 729]>,
+    off_at: PerCandidate<(u16, u8, u8)>,
+    /// The "off"s, every candidate's in turn (see [`OFFS_ROOM`]).
+    offs: Box<[Pot; OFFS_ROOM]>,
+    ons: PerCandidate<[Pot; 4]>,
     /// How many of a candidate's `ons` are Y links (0 or 1), how many X.
-    ons_len: Box<[(u8, u8); 729]>,
+    ons_len: PerCandidate<(u8, u8)>,
     /// The candidates listed (each digit's cells), once built: a board
     /// searched by several producers in turn is listed once.
     built: Option<[u128; 9]>,
 }
+
+/// Room for [`Links`]' "off"s: a board lists fewer than 729 × 28 (each
+/// candidate's other digits, 8 at most, and its places among the cell's
+/// 20 peers), and a `u16` index stays below it.
+const OFFS_ROOM: usize = 1 << 16;
 
 /// Per cell, its peers split as [`on_to_off`] lists them: the box's other
 /// cells, the row's cells outside the box, the column's outside the box.
@@ -576,10 +659,13 @@ const X_PEERS: [[u128; 3]; 81] = {
 impl Links {
     fn new() -> Links {
         Links {
-            off_at: Box::new([(0, 0, 0); 729]),
-            offs: Vec::new(),
-            ons: Box::new([[Pot(0); 4]; 729]),
-            ons_len: Box::new([(0, 0); 729]),
+            off_at: PerCandidate::new((0, 0, 0)),
+            offs: vec![Pot(0); OFFS_ROOM]
+                .into_boxed_slice()
+                .try_into()
+                .expect("OFFS_ROOM long"),
+            ons: PerCandidate::new([Pot(0); 4]),
+            ons_len: PerCandidate::new((0, 0)),
             built: None,
         }
     }
@@ -593,17 +679,30 @@ impl Links {
             return;
         }
         self.built = Some(cands);
-        self.offs.clear();
+        // The next free place in `offs`: a u16 (see OFFS_ROOM) indexes
+        // it without a bounds check.
+        let mut end = 0u16;
         for cell in 0..81u8 {
             let cands = board.cands(cell);
             for d in digits(cands) {
                 let k = cell as usize * 9 + d as usize - 1;
-                let start = self.offs.len();
+                let start = end;
+                // As `push_offs` lists them: the cell's other digits,
+                // then the digit's places among the cell's peers.
+                for v in digits(cands & !bit(d)) {
+                    self.offs[end as usize] = Pot::new(cell, v, false);
+                    end = end.wrapping_add(1);
+                }
                 let places = board.cells_with(d);
-                push_offs(cands, places, cell, d, true, &mut self.offs);
+                for part in X_PEERS[cell as usize] {
+                    for c in cells_of(places & part) {
+                        self.offs[end as usize] = Pot::new(c, d, false);
+                        end = end.wrapping_add(1);
+                    }
+                }
                 let y_offs = cands.count_ones() as u8 - 1;
-                let x_offs = (self.offs.len() - start) as u8 - y_offs;
-                self.off_at[k] = (start as u16, y_offs, x_offs);
+                let x_offs = (end - start) as u8 - y_offs;
+                self.off_at[k] = (start, y_offs, x_offs);
                 // As `each_on` lists them, its units' places read from
                 // the board's 9-bit masks (not the digit's 81 cells).
                 let ons = &mut self.ons[k];
@@ -629,7 +728,7 @@ impl Links {
     /// As [`on_to_off`], from the lists.
     #[inline]
     fn offs_of_on(&self, pot: Pot, y: bool) -> &[Pot] {
-        let (at, y_offs, x_offs) = self.off_at[(pot.0 >> 1) as usize];
+        let (at, y_offs, x_offs) = self.off_at[pot];
         let end = at as usize + y_offs as usize + x_offs as usize;
         let start = if y {
             at as usize
@@ -642,11 +741,10 @@ impl Links {
     /// As [`off_to_on`], from the lists, the "on"s only.
     #[inline]
     fn ons_of_off(&self, pot: Pot, y: bool, x: bool) -> &[Pot] {
-        let k = (pot.0 >> 1) as usize;
-        let (y_ons, x_ons) = self.ons_len[k];
+        let (y_ons, x_ons) = self.ons_len[pot];
         let start = if y { 0 } else { y_ons as usize };
         let end = y_ons as usize + if x { x_ons as usize } else { 0 };
-        &self.ons[k][start..end]
+        &self.ons[pot][start..end]
     }
 
     /// True when `pot`'s candidate, off, implies an "on" by these links
@@ -654,7 +752,7 @@ impl Links {
     /// search that only seeks "on"s, or its own start, need not keep it.
     #[inline]
     fn leads_on(&self, pot: Pot, y: bool, x: bool) -> bool {
-        let (y_ons, x_ons) = self.ons_len[(pot.0 >> 1) as usize];
+        let (y_ons, x_ons) = self.ons_len[pot];
         (y && y_ons != 0) || (x && x_ons != 0)
     }
 }

@@ -31,7 +31,7 @@
 //! searched (on 606 minimal puzzles rated 7.5-8.4, 1,845 of the
 //! 16,228 cells that may conclude: one a pass).
 
-use super::{Links, Pot};
+use super::{Links, PerCandidate, Pot};
 use crate::puzzle::grid::UNIT_CELLS;
 use crate::tasks::grade::board::{bit, cells_of, digits, seen_by, units_of, Board, UNIT_MASKS};
 
@@ -136,7 +136,7 @@ pub(super) struct Reach {
     made_for: [u128; 9],
     /// Per candidate (`cell * 9 + digit - 1`) of the board, its place
     /// among them (the board's other entries are stale, never read).
-    place: Box<[u8; 729]>,
+    place: PerCandidate<u8>,
     /// The board's candidates (as "on"s), in cell and digit order.
     pots: Vec<Pot>,
     /// Per candidate: the "on"s its "on" implies through one "off" (the
@@ -211,7 +211,7 @@ impl Reach {
         Reach {
             made: None,
             made_for: [0; 9],
-            place: Box::new([0; 729]),
+            place: PerCandidate::new(0),
             pots: Vec::new(),
             hops: Box::new([EMPTY; MOST]),
             strong: Box::new([EMPTY; MOST]),
@@ -784,7 +784,7 @@ impl Reach {
             }
         }
         // (The fields apart: the rows are written while it reads.)
-        let place = |p: Pot| self.place[(p.0 >> 1) as usize] as usize;
+        let place = |p: Pot| self.place[p] as usize;
         // (Each row made whole: see `add`.)
         for (row, &on) in self.strong.iter_mut().zip(&self.pots) {
             *row = EMPTY;
@@ -839,7 +839,7 @@ impl Reach {
 
     /// A candidate's place among the board's (see `place`).
     fn place_of(&self, p: Pot) -> usize {
-        self.place[(p.0 >> 1) as usize] as usize
+        self.place[p] as usize
     }
 
     /// From candidate `a` "off": the layer where its "on" is met. Layer 1
