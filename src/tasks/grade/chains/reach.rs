@@ -155,8 +155,12 @@ pub(super) struct Reach {
     /// Whether `weak` is made for the pass.
     weak_made: bool,
     /// Per candidate, the layers a search from its "on" meets each
-    /// candidate's "on" and "off" at, once told in a pass.
-    met_at: Vec<Option<Box<MetAt>>>,
+    /// candidate's "on" and "off" at, once told in a pass (those of
+    /// `met_told`; the others hold what an earlier pass told, their
+    /// room kept from pass to pass).
+    met_at: Vec<Box<MetAt>>,
+    /// The candidates whose `met_at` is told in this pass.
+    met_told: Bits,
     /// The digits whose candidates the rows of a pass of X links alone
     /// hold (see [`Reach::forget_but`]).
     digits: u16,
@@ -219,6 +223,7 @@ impl Reach {
             weak: Box::new([EMPTY; MOST]),
             weak_made: false,
             met_at: Vec::new(),
+            met_told: EMPTY,
             digits: ALL_DIGITS,
         }
     }
@@ -309,17 +314,23 @@ impl Reach {
         if !self.made(board, links, (true, true)) {
             return None;
         }
-        let starts: Vec<usize> = digits(board.cands(cell))
-            .map(|d| self.place_of(Pot::new(cell, d, true)))
-            .collect();
-        let by_cell = self.least_length(board, links, &starts);
+        // (At most nine starts: a cell's digits, a region's places.)
+        let mut starts = [0usize; 9];
+        let mut n = 0;
+        for d in digits(board.cands(cell)) {
+            starts[n] = self.place_of(Pot::new(cell, d, true));
+            n += 1;
+        }
+        let by_cell = self.least_length(board, links, &starts[..n]);
         let mut by_region = u32::MAX;
         for d in digits(board.cands(cell)) {
             for u in regions_led_by(board, cell, d) {
-                let starts: Vec<usize> = cells_of(board.cells_with(d) & UNIT_MASKS[u])
-                    .map(|c| self.place_of(Pot::new(c, d, true)))
-                    .collect();
-                by_region = by_region.min(self.least_length(board, links, &starts));
+                let mut n = 0;
+                for c in cells_of(board.cells_with(d) & UNIT_MASKS[u]) {
+                    starts[n] = self.place_of(Pot::new(c, d, true));
+                    n += 1;
+                }
+                by_region = by_region.min(self.least_length(board, links, &starts[..n]));
             }
         }
         Some((by_cell, by_region))
@@ -338,10 +349,7 @@ impl Reach {
         let sum = |i: usize, this: &Reach| -> u32 {
             starts
                 .iter()
-                .map(|&a| {
-                    let met = this.met_at[a].as_ref().expect("made above");
-                    u32::from(met.layer[i]) + 1
-                })
+                .map(|&a| u32::from(this.met_at[a].layer[i]) + 1)
                 .sum()
         };
         let mut least = u32::MAX;
@@ -363,15 +371,19 @@ impl Reach {
     /// layers on), made once in a pass.
     fn layers_from(&mut self, links: &Links, a: usize) -> &MetAt {
         self.make_weak(links);
-        if self.met_at.is_empty() {
-            self.met_at.resize_with(self.pots.len(), || None);
-        }
-        if self.met_at[a].is_none() {
-            let mut met = Box::new(MetAt {
-                layer: [UNMET; 2 * MOST],
-                on: EMPTY,
-                off: EMPTY,
+        if self.met_at.len() <= a {
+            self.met_at.resize_with(a + 1, || {
+                Box::new(MetAt {
+                    layer: [UNMET; 2 * MOST],
+                    on: EMPTY,
+                    off: EMPTY,
+                })
             });
+        }
+        if self.met_told[a / 64] & (1 << (a % 64)) == 0 {
+            add(&mut self.met_told, a);
+            let met = &mut *self.met_at[a];
+            met.layer = [UNMET; 2 * MOST];
             let mut layer = EMPTY;
             add(&mut layer, a);
             let (mut seen_on, mut seen_off) = (layer, EMPTY);
@@ -398,9 +410,8 @@ impl Reach {
             }
             met.on = seen_on;
             met.off = seen_off;
-            self.met_at[a] = Some(met);
         }
-        self.met_at[a].as_ref().expect("made above")
+        &self.met_at[a]
     }
 
     /// Makes `weak` for the pass (X and Y links), if not made.
@@ -734,7 +745,7 @@ impl Reach {
         self.made_for = board.candidate_cells();
         self.closure.made = None;
         self.weak_made = false;
-        self.met_at.clear();
+        self.met_told = EMPTY;
         fits
     }
 
