@@ -21,7 +21,7 @@ mod one_digit;
 mod reach;
 
 use super::board::{
-    bit, cells_of, digits, unit_places, units_of, Board, ALL, PEER_MASKS, UNIT_MASKS,
+    bit, cells_of, digits, seen_by, unit_places, units_of, Board, ALL, PEER_MASKS, UNIT_MASKS,
 };
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
@@ -623,10 +623,11 @@ impl Found {
 /// links); and the "on"s its "off" implies, a bivalue cell's other digit
 /// (Y) first, then the digit's other place in a unit where it has two (X).
 struct Links {
-    /// Where a candidate's "off"s start in `offs`, how many Y, how many X.
-    off_at: PerCandidate<(u16, u8, u8)>,
-    /// The "off"s, every candidate's in turn (see [`OFFS_ROOM`]).
-    offs: Box<[Pot; OFFS_ROOM]>,
+    /// Per candidate, the "off"s its "on" implies: 8 Y links at most,
+    /// then 20 X links at most (its digit among the cell's peers).
+    offs: PerCandidate<[Pot; 28]>,
+    /// How many of a candidate's `offs` are Y links, how many X.
+    offs_len: PerCandidate<(u8, u8)>,
     ons: PerCandidate<[Pot; 4]>,
     /// How many of a candidate's `ons` are Y links (0 or 1), how many X.
     ons_len: PerCandidate<(u8, u8)>,
@@ -635,10 +636,10 @@ struct Links {
     built: Option<[u128; 9]>,
 }
 
-/// Room for [`Links`]' "off"s: a board lists fewer than 729 × 28 (each
-/// candidate's other digits, 8 at most, and its places among the cell's
-/// 20 peers), and a `u16` index stays below it.
-const OFFS_ROOM: usize = 1 << 16;
+/// Above this many candidates that differ between the board listed last
+/// and the next, [`Links::build`] lists every candidate afresh rather
+/// than telling which lists changed.
+const RELIST_ALL_ABOVE: u32 = 48;
 
 /// Per cell, its peers split as [`on_to_off`] lists them: the box's other
 /// cells, the row's cells outside the box, the column's outside the box.
@@ -659,11 +660,8 @@ const X_PEERS: [[u128; 3]; 81] = {
 impl Links {
     fn new() -> Links {
         Links {
-            off_at: PerCandidate::new((0, 0, 0)),
-            offs: vec![Pot(0); OFFS_ROOM]
-                .into_boxed_slice()
-                .try_into()
-                .expect("OFFS_ROOM long"),
+            offs: PerCandidate::new([Pot(0); 28]),
+            offs_len: PerCandidate::new((0, 0)),
             ons: PerCandidate::new([Pot(0); 4]),
             ons_len: PerCandidate::new((0, 0)),
             built: None,
@@ -673,69 +671,100 @@ impl Links {
     /// The lists of `board`: what [`on_to_off`] and [`off_to_on`] give
     /// (with Y and X links) for each candidate, listed once (kept if
     /// `board`'s candidates are those listed last).
+    ///
+    /// Where few candidates differ from the board listed last (most
+    /// boards of a path, one step after the last; and back from the
+    /// proof's copy), only the lists that can have changed are made
+    /// again: a candidate's Y links rest on its cell's candidates, its X
+    /// links on its digit's places among the cell's peers, so those of
+    /// each cell with a changed candidate, and those of each digit in
+    /// cells that see a cell where that digit changed. (The lists of
+    /// candidates gone stay, and are never read.)
     fn build(&mut self, board: &Board) {
         let cands = board.candidate_cells();
-        if self.built == Some(cands) {
+        let Some(old) = self.built.replace(cands) else {
+            self.list_all(board);
+            return;
+        };
+        if old == cands {
             return;
         }
-        self.built = Some(cands);
-        // The next free place in `offs`: a u16 (see OFFS_ROOM) indexes
-        // it without a bounds check.
-        let mut end = 0u16;
-        for cell in 0..81u8 {
-            let cands = board.cands(cell);
-            for d in digits(cands) {
-                let k = cell as usize * 9 + d as usize - 1;
-                let start = end;
-                // As `push_offs` lists them: the cell's other digits,
-                // then the digit's places among the cell's peers.
-                for v in digits(cands & !bit(d)) {
-                    self.offs[end as usize] = Pot::new(cell, v, false);
-                    end = end.wrapping_add(1);
-                }
-                let places = board.cells_with(d);
-                for part in X_PEERS[cell as usize] {
-                    for c in cells_of(places & part) {
-                        self.offs[end as usize] = Pot::new(c, d, false);
-                        end = end.wrapping_add(1);
-                    }
-                }
-                let y_offs = cands.count_ones() as u8 - 1;
-                let x_offs = (end - start) as u8 - y_offs;
-                self.off_at[k] = (start, y_offs, x_offs);
-                // As `each_on` lists them, its units' places read from
-                // the board's 9-bit masks (not the digit's 81 cells).
-                let ons = &mut self.ons[k];
-                let mut n = 0;
-                if cands.count_ones() == 2 {
-                    ons[0] = Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true);
-                    n = 1;
-                }
-                let y_ons = n as u8;
-                for (u, place) in unit_places(cell) {
-                    let others = board.positions(u, d) & !place;
-                    if others.count_ones() == 1 {
-                        let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
-                        ons[n] = Pot::new(other, d, true);
-                        n += 1;
-                    }
-                }
-                self.ons_len[k] = (y_ons, n as u8 - y_ons);
+        let mut changed_cells = 0u128;
+        let mut changed = 0;
+        for (was, now) in old.iter().zip(&cands) {
+            changed_cells |= was ^ now;
+            changed += (was ^ now).count_ones();
+        }
+        if changed > RELIST_ALL_ABOVE {
+            self.list_all(board);
+            return;
+        }
+        for d in 1..=9u8 {
+            let differ = old[d as usize - 1] ^ cands[d as usize - 1];
+            let near = if differ == 0 { 0 } else { seen_by(differ) };
+            for cell in cells_of(cands[d as usize - 1] & (near | changed_cells)) {
+                self.list(board, cell, d);
             }
         }
+    }
+
+    /// Makes every candidate's lists.
+    fn list_all(&mut self, board: &Board) {
+        for cell in 0..81u8 {
+            for d in digits(board.cands(cell)) {
+                self.list(board, cell, d);
+            }
+        }
+    }
+
+    /// Makes the lists of candidate `d` of `cell`.
+    #[inline]
+    fn list(&mut self, board: &Board, cell: u8, d: u8) {
+        let cands = board.cands(cell);
+        let k = cell as usize * 9 + d as usize - 1;
+        // As `push_offs` lists them: the cell's other digits, then the
+        // digit's places among the cell's peers.
+        let offs = &mut self.offs[k];
+        let mut n = 0;
+        for v in digits(cands & !bit(d)) {
+            offs[n] = Pot::new(cell, v, false);
+            n += 1;
+        }
+        let y_offs = n as u8;
+        let places = board.cells_with(d);
+        for part in X_PEERS[cell as usize] {
+            for c in cells_of(places & part) {
+                offs[n] = Pot::new(c, d, false);
+                n += 1;
+            }
+        }
+        self.offs_len[k] = (y_offs, n as u8 - y_offs);
+        // As `each_on` lists them, its units' places read from the
+        // board's 9-bit masks (not the digit's 81 cells).
+        let ons = &mut self.ons[k];
+        let mut n = 0;
+        if cands.count_ones() == 2 {
+            ons[0] = Pot::new(cell, (cands & !bit(d)).trailing_zeros() as u8 + 1, true);
+            n = 1;
+        }
+        let y_ons = n as u8;
+        for (u, place) in unit_places(cell) {
+            let others = board.positions(u, d) & !place;
+            if others.count_ones() == 1 {
+                let other = UNIT_CELLS[u][others.trailing_zeros() as usize];
+                ons[n] = Pot::new(other, d, true);
+                n += 1;
+            }
+        }
+        self.ons_len[k] = (y_ons, n as u8 - y_ons);
     }
 
     /// As [`on_to_off`], from the lists.
     #[inline]
     fn offs_of_on(&self, pot: Pot, y: bool) -> &[Pot] {
-        let (at, y_offs, x_offs) = self.off_at[pot];
-        let end = at as usize + y_offs as usize + x_offs as usize;
-        let start = if y {
-            at as usize
-        } else {
-            end - x_offs as usize
-        };
-        &self.offs[start..end]
+        let (y_offs, x_offs) = self.offs_len[pot];
+        let start = if y { 0 } else { y_offs as usize };
+        &self.offs[pot][start..y_offs as usize + x_offs as usize]
     }
 
     /// As [`off_to_on`], from the lists, the "on"s only.
@@ -2408,6 +2437,62 @@ mod tests {
             }
         });
         assert!(checked > 1000, "{checked}");
+    }
+
+    /// Lists made again only where they can have changed (a board a few
+    /// candidates from the one listed last) are those made afresh: one
+    /// `Links` follows boards that lose a candidate at a time, a
+    /// placement (a cell and its peers changing at once), and then the
+    /// whole board again (candidates coming back), each time compared
+    /// with a new one's lists of every candidate.
+    #[test]
+    fn links_made_again_where_changed_are_those_made_afresh() {
+        use rand::Rng;
+        let mut kept = Links::new();
+        let mut compared = 0;
+        let same = |kept: &Links, board: &Board, compared: &mut usize| {
+            let mut fresh = Links::new();
+            fresh.build(board);
+            for cell in 0..81u8 {
+                for d in digits(board.cands(cell)) {
+                    let (on, off) = (Pot::new(cell, d, true), Pot::new(cell, d, false));
+                    for y in [false, true] {
+                        assert_eq!(
+                            kept.offs_of_on(on, y),
+                            fresh.offs_of_on(on, y),
+                            "{cell} {d}"
+                        );
+                        for x in [false, true] {
+                            let (a, b) = (kept.ons_of_off(off, y, x), fresh.ons_of_off(off, y, x));
+                            assert_eq!(a, b, "{cell} {d}");
+                        }
+                    }
+                    *compared += 1;
+                }
+            }
+        };
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for (_, start, solution) in crate::tasks::grade::test_boards::sample(12) {
+            let mut board = start.clone();
+            for _ in 0..30 {
+                let cell = rng.gen_range(0..81u8);
+                let wrong = board.cands(cell) & !bit(solution.cells()[cell as usize]);
+                if wrong != 0 {
+                    board.eliminate(cell, wrong.trailing_zeros() as u8 + 1);
+                }
+                kept.build(&board);
+                same(&kept, &board, &mut compared);
+            }
+            if let Some(cell) = (0..81u8).find(|&c| board.cands(c).count_ones() > 1) {
+                board.place(cell, solution.cells()[cell as usize]);
+                kept.build(&board);
+                same(&kept, &board, &mut compared);
+            }
+            kept.build(&start);
+            same(&kept, &start, &mut compared);
+        }
+        assert!(compared > 50_000, "{compared}");
     }
 
     /// Each cell's static multiple chains, searched alone (no hint

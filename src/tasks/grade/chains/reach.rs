@@ -158,7 +158,7 @@ pub(super) struct Reach {
     /// candidate's "on" and "off" at, once told in a pass (those of
     /// `met_told`; the others hold what an earlier pass told, their
     /// room kept from pass to pass).
-    met_at: Vec<Box<MetAt>>,
+    met_at: Vec<MetAt>,
     /// The candidates whose `met_at` is told in this pass.
     met_told: Bits,
     /// The digits whose candidates the rows of a pass of X links alone
@@ -372,17 +372,15 @@ impl Reach {
     fn layers_from(&mut self, links: &Links, a: usize) -> &MetAt {
         self.make_weak(links);
         if self.met_at.len() <= a {
-            self.met_at.resize_with(a + 1, || {
-                Box::new(MetAt {
-                    layer: [UNMET; 2 * MOST],
-                    on: EMPTY,
-                    off: EMPTY,
-                })
+            self.met_at.resize_with(a + 1, || MetAt {
+                layer: [UNMET; 2 * MOST],
+                on: EMPTY,
+                off: EMPTY,
             });
         }
         if self.met_told[a / 64] & (1 << (a % 64)) == 0 {
             add(&mut self.met_told, a);
-            let met = &mut *self.met_at[a];
+            let met = &mut self.met_at[a];
             met.layer = [UNMET; 2 * MOST];
             let mut layer = EMPTY;
             add(&mut layer, a);
