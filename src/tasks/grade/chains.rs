@@ -75,13 +75,17 @@ struct PerCandidate<T>(Box<[T; 1 << 15]>);
 
 impl<T: Copy> PerCandidate<T> {
     fn new(value: T) -> PerCandidate<T> {
-        PerCandidate(
-            vec![value; 1 << 15]
-                .into_boxed_slice()
-                .try_into()
-                .unwrap_or_else(|_| unreachable!("made 1 << 15 long")),
-        )
+        PerCandidate(boxed_array(value))
     }
+}
+
+/// An array of `N` copies of `value`, made on the heap (these tables are
+/// too large for the stack).
+fn boxed_array<T: Copy, const N: usize>(value: T) -> Box<[T; N]> {
+    vec![value; N]
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("made N long"))
 }
 
 impl<T> std::ops::Index<Pot> for PerCandidate<T> {
@@ -114,12 +118,7 @@ struct PerPot<T>(Box<[T; 1 << 16]>);
 
 impl<T: Copy> PerPot<T> {
     fn new(value: T) -> PerPot<T> {
-        PerPot(
-            vec![value; 1 << 16]
-                .into_boxed_slice()
-                .try_into()
-                .unwrap_or_else(|_| unreachable!("made 1 << 16 long")),
-        )
+        PerPot(boxed_array(value))
     }
 
     /// Sets every used value to `value`.
@@ -736,22 +735,13 @@ impl Links {
     fn list(&mut self, board: &Board, cell: u8, d: u8) {
         let cands = board.cands(cell);
         let k = cell as usize * 9 + d as usize - 1;
-        // As `push_offs` lists them: the cell's other digits, then the
-        // digit's places among the cell's peers.
         let offs = &mut self.offs[k];
         let mut n = 0;
-        for v in digits(cands & !bit(d)) {
-            offs[n] = Pot::new(cell, v, false);
+        each_off(cands, board.cells_with(d), cell, d, true, |off| {
+            offs[n] = off;
             n += 1;
-        }
-        let y_offs = n as u8;
-        let places = board.cells_with(d);
-        for part in X_PEERS[cell as usize] {
-            for c in cells_of(places & part) {
-                offs[n] = Pot::new(c, d, false);
-                n += 1;
-            }
-        }
+        });
+        let y_offs = cands.count_ones() as u8 - 1;
         self.offs_len[k] = (y_offs, n as u8 - y_offs);
         // As `each_on` lists them, its units' places read from the
         // board's 9-bit masks (not the digit's 81 cells).
@@ -2255,22 +2245,27 @@ impl WorkGrid {
 fn on_to_off(grid: &WorkGrid, pot: Pot, y: bool, out: &mut Vec<Pot>) {
     out.clear();
     let (cell, d) = (pot.cell(), pot.digit());
-    push_offs(grid.cands(cell), grid.cells_with(d), cell, d, y, out);
+    each_off(grid.cands(cell), grid.cells_with(d), cell, d, y, |off| {
+        out.push(off)
+    });
 }
 
-/// Appends [`on_to_off`]'s list for candidate `d` of `cell` to `out`,
-/// from the cell's candidates `cands` and the digit's cells `places`.
+/// Calls `found` with each "off" of [`on_to_off`]'s list for candidate
+/// `d` of `cell` (with Y links if `y`), in its order, from the cell's
+/// candidates `cands` and the digit's cells `places`.
 #[inline(always)]
-fn push_offs(cands: u16, places: u128, cell: u8, d: u8, y: bool, out: &mut Vec<Pot>) {
+fn each_off(cands: u16, places: u128, cell: u8, d: u8, y: bool, mut found: impl FnMut(Pot)) {
     if y {
         for v in digits(cands & !bit(d)) {
-            out.push(Pot::new(cell, v, false));
+            found(Pot::new(cell, v, false));
         }
     }
     // The digit's places in the box's other cells, then in the row's and
     // the column's outside the box, each in cell order.
     for part in X_PEERS[cell as usize] {
-        out.extend(cells_of(places & part).map(|c| Pot::new(c, d, false)));
+        for c in cells_of(places & part) {
+            found(Pot::new(c, d, false));
+        }
     }
 }
 

@@ -71,6 +71,11 @@ fn take_first(a: &mut Bits) -> Option<usize> {
     Some(w * 64 + i)
 }
 
+/// True when `a` holds candidate `i`.
+fn has(a: &Bits, i: usize) -> bool {
+    a[i / 64] & (1 << (i % 64)) != 0
+}
+
 fn meets(a: &Bits, b: &Bits) -> bool {
     a.iter().zip(b).any(|(a, b)| a & b != 0)
 }
@@ -378,7 +383,7 @@ impl Reach {
                 off: EMPTY,
             });
         }
-        if self.met_told[a / 64] & (1 << (a % 64)) == 0 {
+        if !has(&self.met_told, a) {
             add(&mut self.met_told, a);
             let met = &mut self.met_at[a];
             met.layer = [UNMET; 2 * MOST];
@@ -471,7 +476,7 @@ impl Reach {
         // (no concern) or not met yet (followed).
         let (mut met, mut unclosed) = (EMPTY, EMPTY);
         for root in 0..n {
-            if met[root / 64] & (1 << (root % 64)) != 0 {
+            if has(&met, root) {
                 continue;
             }
             let mut next = Some(root);
@@ -533,7 +538,7 @@ impl Reach {
                 // The components it reaches are complete; one met already
                 // is in another's closure, with all it implies.
                 for w in places(next) {
-                    if on[w / 64] & (1 << (w % 64)) == 0 {
+                    if !has(&on, w) {
                         let j = c.component[w] as usize;
                         or(&mut on, &c.on[j]);
                         or(&mut off, &c.off[j]);
