@@ -68,9 +68,11 @@ impl Pot {
 
 /// A value per candidate (`cell * 9 + digit - 1`), read by a [`Pot`]
 /// of either state. Room for every index a `Pot`'s 15 high bits can
-/// hold, of which only the first 729 are used (the rest stay untouched
-/// in a lazily zeroed allocation): read by a `Pot`, it needs no bounds
-/// check, and these reads are the searches' inner loops.
+/// hold, of which only the first 729 are used (the rest are written once,
+/// when made, or not at all where the value is zero and the allocation
+/// comes zeroed, and never read; one set of tables per thread): read by
+/// a `Pot`, it needs no bounds check, and these reads are the searches'
+/// inner loops.
 struct PerCandidate<T>(Box<[T; 1 << 15]>);
 
 impl<T: Copy> PerCandidate<T> {
