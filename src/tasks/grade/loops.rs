@@ -15,7 +15,7 @@
 //! then type, the first taken.
 
 use super::board::{bit, cells_of, digits, unit_bits, units_of, Board, PEERS, UNIT_MASKS};
-use super::combos::{combos, members};
+use super::combos::{combos_within, members};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
 
@@ -541,19 +541,23 @@ fn type3(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16) -> Vec<Type3> {
             if degree * 2 <= empty && degree >= extra.count_ones() {
                 // The set is c1 (standing for both extra cells, with the
                 // extra digits) and `degree - 1` others, each an open cell
-                // of `degree` candidates or fewer (any other fails the
-                // test below): sets of any other cells are passed over
-                // unread.
+                // whose candidates and the extra digits are `degree` or
+                // fewer (any other fails the test below): only the sets
+                // of those cells and c1 are made.
                 let mut open = 0u16;
                 for (i, &c) in cells.iter().enumerate() {
-                    let n = board.cands(c).count_ones();
-                    if i != i1 && i != i2 && n > 1 && n <= degree {
+                    let m = board.cands(c);
+                    if i != i1
+                        && i != i2
+                        && m.count_ones() > 1
+                        && (m | extra).count_ones() <= degree
+                    {
                         open |= 1 << i;
                     }
                 }
-                for set in combos(degree) {
+                for set in combos_within(open | 1 << i1, degree) {
                     let others = set & !(1 << i1);
-                    if others == set || others & !open != 0 {
+                    if others == set {
                         continue;
                     }
                     let mut naked = extra & board.cands(c1) & board.cands(c2);
@@ -595,19 +599,36 @@ fn hidden_sets(
         return;
     }
     let cells = &UNIT_CELLS[u];
-    for pick in combos_of(degree - 2, rem.len()) {
+    // Each digit of the set has a place besides c2, and the set's places
+    // are `degree`: the loop's digits' places are in every set, and only
+    // the digits of `rem` with a place are picked (in the same order).
+    let mut base = 0u16;
+    for d in digits(pair) {
+        let p = board.positions(u, d) & !(1 << i2);
+        if p == 0 {
+            return;
+        }
+        base |= p;
+    }
+    if base.count_ones() > degree {
+        return;
+    }
+    let mut places_of = [0u16; 9];
+    let mut placed = 0u16;
+    for (i, &d) in rem.iter().enumerate() {
+        places_of[i] = board.positions(u, d) & !(1 << i2);
+        if places_of[i] != 0 {
+            placed |= 1 << i;
+        }
+    }
+    for pick in combos_within(placed, degree - 2) {
         let mut values = pair;
+        let mut union = base;
         for i in members(pick) {
             values |= 1 << (rem[i] - 1);
+            union |= places_of[i];
         }
-        let mut union = 0u16;
-        let mut none_empty = true;
-        for d in digits(values) {
-            let p = board.positions(u, d) & !(1 << i2);
-            none_empty &= p != 0;
-            union |= p;
-        }
-        if !none_empty || union.count_ones() != degree {
+        if union.count_ones() != degree {
             continue;
         }
         let places = union & !(1 << i1) & !(1 << i2);
@@ -621,11 +642,6 @@ fn hidden_sets(
         let tenths = (places.count_ones() as u16).saturating_sub(1);
         out.push((tenths, 31, u, values, elim));
     }
-}
-
-/// The `k`-subsets of `0..n` (n at most 9) in SE's order.
-fn combos_of(k: u32, n: usize) -> impl Iterator<Item = u16> {
-    combos(k).filter(move |&m| (m as u32) < (1 << n))
 }
 
 /// A type 3 naked set's removals: each of its digits leaves the cells
@@ -658,7 +674,52 @@ fn naked_removals(board: &Board, digits_mask: u16, others: &[u8], c1: u8, c2: u8
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tasks::grade::combos::combos;
     use crate::tasks::grade::test_boards::each_thinned;
+
+    /// Type 3's hidden sets as first written: every pick of `rem`'s
+    /// digits read through.
+    fn hidden_sets_as_written(
+        board: &Board,
+        u: usize,
+        (i1, i2): (usize, usize),
+        pair: u16,
+        rem: &[u8],
+        degree: u32,
+        out: &mut Vec<Type3>,
+    ) {
+        if (degree as usize) - 2 > rem.len() {
+            return;
+        }
+        let cells = &UNIT_CELLS[u];
+        let picks = combos(degree - 2).filter(|&m| (m as u32) < (1 << rem.len()));
+        for pick in picks {
+            let mut values = pair;
+            for i in members(pick) {
+                values |= 1 << (rem[i] - 1);
+            }
+            let mut union = 0u16;
+            let mut none_empty = true;
+            for d in digits(values) {
+                let p = board.positions(u, d) & !(1 << i2);
+                none_empty &= p != 0;
+                union |= p;
+            }
+            if !none_empty || union.count_ones() != degree {
+                continue;
+            }
+            let places = union & !(1 << i1) & !(1 << i2);
+            let mut elim = Vec::new();
+            for i in members(places) {
+                let c = cells[i];
+                for d in digits(board.cands(c) & !values) {
+                    elim.push((c, d));
+                }
+            }
+            let tenths = (places.count_ones() as u16).saturating_sub(1);
+            out.push((tenths, 31, u, values, elim));
+        }
+    }
 
     /// The search keeping its quiet pairs from board to board finds
     /// what a search from nothing finds, along sample puzzles' paths and
@@ -733,7 +794,7 @@ mod tests {
     }
 
     /// Type 3 as first written: every subset of each size read through
-    /// for the naked sets (the hidden sets are found as before).
+    /// for the naked sets, every pick of digits for the hidden ones.
     fn type3_as_written(board: &Board, c1: u8, c2: u8, pair: u16, extra: u16) -> Vec<Type3> {
         let mut out = Vec::new();
         for degree in 2..=7u32 {
@@ -781,7 +842,7 @@ mod tests {
                     let rem: Vec<u8> = (1..=9u8)
                         .filter(|&d| pair & (1 << (d - 1)) == 0 && extra & (1 << (d - 1)) == 0)
                         .collect();
-                    hidden_sets(board, u, (i1, i2), pair, &rem, degree, &mut out);
+                    hidden_sets_as_written(board, u, (i1, i2), pair, &rem, degree, &mut out);
                 }
             }
         }
