@@ -771,8 +771,8 @@ impl PathMemory {
             None => (board.clone(), LocalMemory::new(Changed::NOWHERE)),
         };
         loop {
-            // Singles ... hidden quad (no exclusions: LOCAL's last two),
-            // each step's singles placed at once.
+            // The producers of PROOF_LOCAL (no direct forms, no
+            // exclusions), each step's singles placed at once.
             while let Some(step) = basics.local(&copy, PROOF_LOCAL) {
                 let before = copy.clone();
                 step.apply(&mut copy);
@@ -814,10 +814,11 @@ impl LocalMemory {
         }
     }
 
-    /// The first hint of the producers `range` of [`LOCAL`], each run
-    /// where the board changed since it last found nothing.
-    fn local(&mut self, board: &Board, range: impl IntoIterator<Item = usize>) -> Option<Step> {
-        range.into_iter().find_map(|i| {
+    /// The first hint of the producers of [`LOCAL`] at the places
+    /// `producers` (in that order), each run where the board changed
+    /// since it last found nothing.
+    fn local(&mut self, board: &Board, producers: impl IntoIterator<Item = usize>) -> Option<Step> {
+        producers.into_iter().find_map(|i| {
             let found = LOCAL[i].search(board, self.changed[i]);
             if found.is_none() {
                 self.changed[i] = Changed::NOWHERE;
