@@ -598,7 +598,6 @@ fn hidden_sets(
     if (degree as usize) - 2 > rem.len() {
         return;
     }
-    let cells = &UNIT_CELLS[u];
     // Each digit of the set has a place besides c2, and the set's places
     // are `degree`: the loop's digits' places are in every set, and only
     // the digits of `rem` with a place are picked (in the same order).
@@ -628,20 +627,34 @@ fn hidden_sets(
             values |= 1 << (rem[i] - 1);
             union |= places_of[i];
         }
-        if union.count_ones() != degree {
-            continue;
+        if union.count_ones() == degree {
+            push_hidden_set(board, u, (i1, i2), values, union, out);
         }
-        let places = union & !(1 << i1) & !(1 << i2);
-        let mut elim = Vec::new();
-        for i in members(places) {
-            let c = cells[i];
-            for d in digits(board.cands(c) & !values) {
-                elim.push((c, d));
-            }
-        }
-        let tenths = (places.count_ones() as u16).saturating_sub(1);
-        out.push((tenths, 31, u, values, elim));
     }
+}
+
+/// Pushes to `out` the hidden set of `values` at the places `union` of
+/// unit `u` (c1 and c2 at `i1` and `i2`): the set's cells besides the
+/// loop's lose every other digit, and the set's rating grows with them.
+fn push_hidden_set(
+    board: &Board,
+    u: usize,
+    (i1, i2): (usize, usize),
+    values: u16,
+    union: u16,
+    out: &mut Vec<Type3>,
+) {
+    let cells = &UNIT_CELLS[u];
+    let places = union & !(1 << i1) & !(1 << i2);
+    let mut elim = Vec::new();
+    for i in members(places) {
+        let c = cells[i];
+        for d in digits(board.cands(c) & !values) {
+            elim.push((c, d));
+        }
+    }
+    let tenths = (places.count_ones() as u16).saturating_sub(1);
+    out.push((tenths, 31, u, values, elim));
 }
 
 /// A type 3 naked set's removals: each of its digits leaves the cells
@@ -691,7 +704,6 @@ mod tests {
         if (degree as usize) - 2 > rem.len() {
             return;
         }
-        let cells = &UNIT_CELLS[u];
         let picks = combos(degree - 2).filter(|&m| (m as u32) < (1 << rem.len()));
         for pick in picks {
             let mut values = pair;
@@ -705,19 +717,9 @@ mod tests {
                 none_empty &= p != 0;
                 union |= p;
             }
-            if !none_empty || union.count_ones() != degree {
-                continue;
+            if none_empty && union.count_ones() == degree {
+                push_hidden_set(board, u, (i1, i2), values, union, out);
             }
-            let places = union & !(1 << i1) & !(1 << i2);
-            let mut elim = Vec::new();
-            for i in members(places) {
-                let c = cells[i];
-                for d in digits(board.cands(c) & !values) {
-                    elim.push((c, d));
-                }
-            }
-            let tenths = (places.count_ones() as u16).saturating_sub(1);
-            out.push((tenths, 31, u, values, elim));
         }
     }
 
