@@ -10,8 +10,14 @@ use super::{Step, Technique};
 /// more candidates, a bivalue peer, and no peer with a single candidate,
 /// paired in increasing order (by the later cell, then the earlier).
 /// Only the pairs that may have changed since the board was `around` are
-/// tried (see [`Around`]).
-pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
+/// tried (see [`Around`]). Told the puzzle's `solution` (its 81 digits),
+/// a pair is tried only for the digits it does not hold: no exclusion
+/// takes those away.
+pub fn aligned_pair_exclusion(
+    board: &Board,
+    around: Around,
+    solution: Option<&[u8; 81]>,
+) -> Option<Step> {
     // Base cells, each with its bivalue peers (a mask of cells).
     let bases = Bases::of(board, 2);
     // A pair removes a digit from one cell only if that digit is among
@@ -39,7 +45,8 @@ pub fn aligned_pair_exclusion(board: &Board, around: Around) -> Option<Step> {
     for (i0, i1) in pairs {
         let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
         let (m0, m1) = (board.cands(c0), board.cands(c1));
-        if lets_go[i1] & m0 == 0 && lets_go[i0] & m1 == 0 {
+        let [kept0, kept1] = [c0, c1].map(|c| solution.map_or(0, |s| bit(s[c as usize])));
+        if lets_go[i1] & m0 & !kept0 == 0 && lets_go[i0] & m1 & !kept1 == 0 {
             continue;
         }
         let shared = ex0 & ex1;
@@ -106,8 +113,14 @@ fn pair_exclusion_step(
 /// cell among the excluders of the first, then of the second. Three
 /// digits are allowed unless two cells that see each other take the same
 /// one, or they would empty an excluder all three see. Only the triplets
-/// that may have changed since the board was `around` are tried.
-pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> {
+/// that may have changed since the board was `around` are tried. Told
+/// the puzzle's `solution` (its 81 digits), a triplet is tried only for
+/// the digits it does not hold: no exclusion takes those away.
+pub fn aligned_triplet_exclusion(
+    board: &Board,
+    around: Around,
+    solution: Option<&[u8; 81]>,
+) -> Option<Step> {
     let bases = Bases::of(board, 3);
     if bases.list.len() < 3 {
         return None;
@@ -147,9 +160,11 @@ pub fn aligned_triplet_exclusion(board: &Board, around: Around) -> Option<Step> 
                 continue;
             }
             let cells = [c0, c1, c2];
+            let kept = cells.map(|c| solution.map_or(0, |s| bit(s[c as usize])));
             if !may_take_away(
                 board,
                 cells,
+                kept,
                 [&ruled_out[i0], &ruled_out[i1], &ruled_out[i2]],
             ) {
                 continue;
@@ -202,12 +217,13 @@ fn pairs_ruled_out(board: &Board, cell: u8, excluders: u128) -> [u16; 9] {
 /// if every other digit `b` of a second cell is ruled out beside `a` by
 /// the third (by an excluder {a, b} the three share, or every digit of the
 /// third ruled out beside `a` and `b`), and the same with the second and
-/// third cells' roles swapped.
-fn may_take_away(board: &Board, cells: [u8; 3], ruled_out: [&[u16; 9]; 3]) -> bool {
+/// third cells' roles swapped. The digits `kept` (per cell) are known to
+/// stay: they are not tried.
+fn may_take_away(board: &Board, cells: [u8; 3], kept: [u16; 3], ruled_out: [&[u16; 9]; 3]) -> bool {
     let masks = cells.map(|c| board.cands(c));
     (0..3).any(|i| {
         let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-        digits(masks[i]).any(|a| {
+        digits(masks[i] & !kept[i]).any(|a| {
             let x = a as usize - 1;
             masks[j] & !bit(a) & !ruled_out[k][x] == 0 && masks[k] & !bit(a) & !ruled_out[j][x] == 0
         })
@@ -594,6 +610,25 @@ mod tests {
         }
     }
 
+    /// The solutions of the sample lines, solved once each.
+    #[derive(Default)]
+    struct Solutions {
+        solved: std::collections::HashMap<String, [u8; 81]>,
+        solver: crate::solver::FastSolver,
+    }
+
+    impl Solutions {
+        fn of(&mut self, line: &str) -> &[u8; 81] {
+            let solver = &mut self.solver;
+            self.solved.entry(line.to_string()).or_insert_with(|| {
+                use crate::puzzle::grid::Grid;
+                use crate::solver::Solver;
+                let givens = Grid::parse_line(line.as_bytes()).unwrap();
+                *solver.solve(&givens, 1).solution.unwrap().cells()
+            })
+        }
+    }
+
     /// Where the oracle tests search: everywhere in even rounds; in odd
     /// ones, a random eighth of the cells touched, and those and a random
     /// quarter near.
@@ -610,13 +645,18 @@ mod tests {
     #[test]
     fn each_triplet_tried_once_finds_what_trying_every_meeting_finds() {
         let mut found = 0;
+        let mut solutions = Solutions::default();
         // False candidates taken away at random, more and more: boards
         // with many base cells and few excluders, then the reverse.
         each_thinned(300, 6, 8, 75, |line, round, board, rng| {
             let around = around_of(round, rng);
-            let fast = aligned_triplet_exclusion(board, around).map(|s| s.eliminated);
             let all = triplet_exclusion_walking_all(board, around);
+            let fast = aligned_triplet_exclusion(board, around, None).map(|s| s.eliminated);
             assert_eq!(fast, all, "{line}, round {round}");
+            // Told the solution, it tries fewer digits and finds the same.
+            let solution = solutions.of(line);
+            let told = aligned_triplet_exclusion(board, around, Some(solution));
+            assert_eq!(told.map(|s| s.eliminated), all, "{line}, round {round}");
             found += usize::from(fast.is_some());
         });
         assert!(found > 20, "{found}");
@@ -661,11 +701,14 @@ mod tests {
     #[test]
     fn pair_exclusion_finds_what_testing_every_pair_finds() {
         let mut found = 0;
+        let mut solutions = Solutions::default();
         each_thinned(300, 6, 8, 62, |line, round, board, rng| {
             let around = around_of(round, rng);
-            let fast = aligned_pair_exclusion(board, around);
+            let fast = aligned_pair_exclusion(board, around, None);
             let all = pair_exclusion_testing_every_pair(board, around);
             assert_eq!(fast, all, "{line}, round {round}");
+            let told = aligned_pair_exclusion(board, around, Some(solutions.of(line)));
+            assert_eq!(told, all, "{line}, round {round}");
             found += usize::from(fast.is_some());
         });
         assert!(found > 50, "{found}");

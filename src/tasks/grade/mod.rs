@@ -670,8 +670,9 @@ const LOCAL: [Local; 19] = [
 ];
 
 impl Local {
-    /// The first hint, searched where the board `changed`.
-    fn search(self, board: &Board, changed: Changed) -> Option<Step> {
+    /// The first hint, searched where the board `changed`; told the
+    /// puzzle's `solution`, the exclusions try fewer digits.
+    fn search(self, board: &Board, changed: Changed, solution: Option<&Grid>) -> Option<Step> {
         match self {
             Local::HiddenSingle => singles::hidden_single(board, changed.units),
             Local::NakedSingle => singles::naked_single(board, changed.cells),
@@ -682,8 +683,14 @@ impl Local {
             Local::NakedSet { k } => subsets::naked_set(board, k, changed.units),
             Local::Fish { k } => fish::fish(board, k, changed.digits),
             Local::Wing { xyz } => wings::xy_wing(board, xyz, changed.cells, changed.near()),
-            Local::AlignedPair => ape::aligned_pair_exclusion(board, changed.around(board)),
-            Local::AlignedTriplet => ape::aligned_triplet_exclusion(board, changed.around(board)),
+            Local::AlignedPair => {
+                let solution = solution.map(Grid::cells);
+                ape::aligned_pair_exclusion(board, changed.around(board), solution)
+            }
+            Local::AlignedTriplet => {
+                let solution = solution.map(Grid::cells);
+                ape::aligned_triplet_exclusion(board, changed.around(board), solution)
+            }
         }
     }
 }
@@ -773,7 +780,7 @@ impl PathMemory {
         loop {
             // The producers of PROOF_LOCAL (no direct forms, no
             // exclusions), each step's singles placed at once.
-            while let Some(step) = basics.local(&copy, PROOF_LOCAL) {
+            while let Some(step) = basics.local(&copy, PROOF_LOCAL, self.solution.as_ref()) {
                 let before = copy.clone();
                 step.apply(&mut copy);
                 place_singles(&mut copy, Singles::All);
@@ -816,10 +823,15 @@ impl LocalMemory {
 
     /// The first hint of the producers of [`LOCAL`] at the places
     /// `producers` (in that order), each run where the board changed
-    /// since it last found nothing.
-    fn local(&mut self, board: &Board, producers: impl IntoIterator<Item = usize>) -> Option<Step> {
+    /// since it last found nothing, told the puzzle's `solution` if known.
+    fn local(
+        &mut self,
+        board: &Board,
+        producers: impl IntoIterator<Item = usize>,
+        solution: Option<&Grid>,
+    ) -> Option<Step> {
         producers.into_iter().find_map(|i| {
-            let found = LOCAL[i].search(board, self.changed[i]);
+            let found = LOCAL[i].search(board, self.changed[i], solution);
             if found.is_none() {
                 self.changed[i] = Changed::NOWHERE;
             }
@@ -856,13 +868,25 @@ fn next_step(board: &Board, memory: &mut PathMemory, cap: Rating) -> Option<Step
     // Hidden single ... hidden triple, XY- and XYZ-wing.
     memory
         .producers
-        .local(board, 0..14)
+        .local(board, 0..14, memory.solution.as_ref())
         .or_else(|| upto(45).and_then(|()| loops::unique_loop(board, &mut memory.loops)))
         // Naked quad, jellyfish, hidden quad.
-        .or_else(|| upto(50).and_then(|()| memory.producers.local(board, 14..17)))
+        .or_else(|| {
+            upto(50).and_then(|()| {
+                memory
+                    .producers
+                    .local(board, 14..17, memory.solution.as_ref())
+            })
+        })
         .or_else(|| upto(56).and_then(|()| bug::bug(board)))
         // Aligned pair exclusion.
-        .or_else(|| upto(62).and_then(|()| memory.producers.local(board, 17..18)))
+        .or_else(|| {
+            upto(62).and_then(|()| {
+                memory
+                    .producers
+                    .local(board, 17..18, memory.solution.as_ref())
+            })
+        })
         .or_else(|| {
             upto(65)?;
             let solution = memory.solution.as_ref();
@@ -878,7 +902,13 @@ fn next_step(board: &Board, memory: &mut PathMemory, cap: Rating) -> Option<Step
             chains.cycles_and_forcing_chains(board)
         })
         // Aligned triplet exclusion.
-        .or_else(|| upto(75).and_then(|()| memory.producers.local(board, 18..19)))
+        .or_else(|| {
+            upto(75).and_then(|()| {
+                memory
+                    .producers
+                    .local(board, 18..19, memory.solution.as_ref())
+            })
+        })
         .or_else(|| {
             upto(75)?;
             let chains = memory.chains.as_mut().expect("made above");
