@@ -321,20 +321,29 @@ fn partners_in(board: &Board, excluders: u128) -> [u16; 9] {
 #[inline]
 fn add_thirds(thirds: &mut [[u16; 9]; 9], m: u16) {
     debug_assert_eq!(m.count_ones(), 3, "excluders hold two or three digits");
-    for x in digits(m) {
-        for y in digits(m & !bit(x)) {
-            thirds[x as usize - 1][y as usize - 1] |= m & !bit(x) & !bit(y);
-        }
-    }
+    // The three digits (from 0) and their bits.
+    let x = m.trailing_zeros() as usize;
+    let rest = m & (m - 1);
+    let y = rest.trailing_zeros() as usize;
+    let z = (rest & (rest - 1)).trailing_zeros() as usize;
+    let (bx, by, bz) = (1 << x, 1 << y, 1 << z);
+    thirds[x][y] |= bz;
+    thirds[y][x] |= bz;
+    thirds[x][z] |= by;
+    thirds[z][x] |= by;
+    thirds[y][z] |= bx;
+    thirds[z][y] |= bx;
 }
 
 /// Records a two-digit excluder `m` in `partners` (`partners[x - 1]`: the
 /// digits `x` may not be taken with): each of its digits with the other.
 #[inline]
 fn add_partners(partners: &mut [u16; 9], m: u16) {
-    for x in digits(m) {
-        partners[x as usize - 1] |= m & !bit(x);
-    }
+    debug_assert_eq!(m.count_ones(), 2, "a two-digit excluder");
+    let x = m.trailing_zeros() as usize;
+    let y = (m & (m - 1)).trailing_zeros() as usize;
+    partners[x] |= 1 << y;
+    partners[y] |= 1 << x;
 }
 
 /// The candidates of `cells` that no allowed choice of three digits keeps,
