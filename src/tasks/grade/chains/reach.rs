@@ -76,8 +76,15 @@ fn has(a: &Bits, i: usize) -> bool {
     a[i / 64] & (1 << (i % 64)) != 0
 }
 
+/// True when `a` and `b` share a candidate: every word's test OR-ed, one
+/// branch (not one a word: the rows are read as vectors).
 fn meets(a: &Bits, b: &Bits) -> bool {
-    a.iter().zip(b).any(|(a, b)| a & b != 0)
+    a.iter().zip(b).fold(0, |m, (a, b)| m | a & b) != 0
+}
+
+/// True when `a` holds no candidate (as [`meets`], one branch).
+fn is_empty(a: &Bits) -> bool {
+    a.iter().fold(0, |m, w| m | w) == 0
 }
 
 /// Adds candidate `i` to `a`, every word written: for the sets made on
@@ -405,7 +412,7 @@ impl Reach {
                     met.layer[MOST + i] = there;
                 }
                 keep_new(&mut next, &mut seen_on);
-                if next == EMPTY {
+                if is_empty(&next) {
                     break;
                 }
                 layer = next;
@@ -441,7 +448,7 @@ impl Reach {
     /// changes `board`: an "off" removes its candidate, an "on" the
     /// cell's others.
     fn concludes(&self, board: &Board, (on, off): &(Bits, Bits)) -> bool {
-        *off != EMPTY
+        !is_empty(off)
             || places(*on).any(|i| {
                 let p = self.pots[i];
                 board.cands(p.cell()) != bit(p.digit())
@@ -663,7 +670,7 @@ impl Reach {
                 or(&mut next, &self.hops[i]);
             }
             keep_new(&mut next, &mut seen);
-            if next == EMPTY {
+            if is_empty(&next) {
                 break;
             }
             layer = next;
@@ -813,7 +820,7 @@ impl Reach {
         self.hops[..n].fill(EMPTY);
         for b in 0..n {
             let strong = self.strong[b];
-            if strong == EMPTY {
+            if is_empty(&strong) {
                 continue;
             }
             for &q in links.offs_of_on(self.pots[b], y) {
@@ -890,7 +897,7 @@ impl Reach {
                 }
             }
             keep_new(&mut next, &mut seen);
-            if next == EMPTY {
+            if is_empty(&next) {
                 break;
             }
             layer = next;
