@@ -45,7 +45,7 @@ pub fn aligned_pair_exclusion(
     for (i0, i1) in pairs {
         let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
         let (m0, m1) = (board.cands(c0), board.cands(c1));
-        let [kept0, kept1] = [c0, c1].map(|c| solution.map_or(0, |s| bit(s[c as usize])));
+        let [kept0, kept1] = solution_digits(solution, [c0, c1]);
         if lets_go[i1] & m0 & !kept0 == 0 && lets_go[i0] & m1 & !kept1 == 0 {
             continue;
         }
@@ -72,6 +72,12 @@ pub fn aligned_pair_exclusion(
         }
     }
     None
+}
+
+/// Each of `cells`' digit in the `solution` (its 81 digits) as a bit, or
+/// none where the solution is not known: digits no exclusion takes away.
+fn solution_digits<const N: usize>(solution: Option<&[u8; 81]>, cells: [u8; N]) -> [u16; N] {
+    cells.map(|c| solution.map_or(0, |s| bit(s[c as usize])))
 }
 
 /// The digits a base cell `cell` (with its `excluders`) lets go of in a
@@ -160,7 +166,7 @@ pub fn aligned_triplet_exclusion(
                 continue;
             }
             let cells = [c0, c1, c2];
-            let kept = cells.map(|c| solution.map_or(0, |s| bit(s[c as usize])));
+            let kept = solution_digits(solution, cells);
             if !may_take_away(
                 board,
                 cells,

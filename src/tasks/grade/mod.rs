@@ -671,8 +671,9 @@ const LOCAL: [Local; 19] = [
 
 impl Local {
     /// The first hint, searched where the board `changed`; told the
-    /// puzzle's `solution`, the exclusions try fewer digits.
-    fn search(self, board: &Board, changed: Changed, solution: Option<&Grid>) -> Option<Step> {
+    /// puzzle's `solution` (its 81 digits), the exclusions try fewer
+    /// digits.
+    fn search(self, board: &Board, changed: Changed, solution: Option<&[u8; 81]>) -> Option<Step> {
         match self {
             Local::HiddenSingle => singles::hidden_single(board, changed.units),
             Local::NakedSingle => singles::naked_single(board, changed.cells),
@@ -684,11 +685,9 @@ impl Local {
             Local::Fish { k } => fish::fish(board, k, changed.digits),
             Local::Wing { xyz } => wings::xy_wing(board, xyz, changed.cells, changed.near()),
             Local::AlignedPair => {
-                let solution = solution.map(Grid::cells);
                 ape::aligned_pair_exclusion(board, changed.around(board), solution)
             }
             Local::AlignedTriplet => {
-                let solution = solution.map(Grid::cells);
                 ape::aligned_triplet_exclusion(board, changed.around(board), solution)
             }
         }
@@ -830,6 +829,7 @@ impl LocalMemory {
         producers: impl IntoIterator<Item = usize>,
         solution: Option<&Grid>,
     ) -> Option<Step> {
+        let solution = solution.map(Grid::cells);
         producers.into_iter().find_map(|i| {
             let found = LOCAL[i].search(board, self.changed[i], solution);
             if found.is_none() {
@@ -866,30 +866,18 @@ fn next_step(board: &Board, memory: &mut PathMemory, cap: Rating) -> Option<Step
     let upto = |lowest: Rating| (lowest <= cap).then_some(());
     // Those of LOCAL by their place there.
     // Hidden single ... hidden triple, XY- and XYZ-wing.
+    let solution = memory.solution.as_ref();
     memory
         .producers
-        .local(board, 0..14, memory.solution.as_ref())
+        .local(board, 0..14, solution)
         .or_else(|| upto(45).and_then(|()| loops::unique_loop(board, &mut memory.loops)))
         // Naked quad, jellyfish, hidden quad.
-        .or_else(|| {
-            upto(50).and_then(|()| {
-                memory
-                    .producers
-                    .local(board, 14..17, memory.solution.as_ref())
-            })
-        })
+        .or_else(|| upto(50).and_then(|()| memory.producers.local(board, 14..17, solution)))
         .or_else(|| upto(56).and_then(|()| bug::bug(board)))
         // Aligned pair exclusion.
-        .or_else(|| {
-            upto(62).and_then(|()| {
-                memory
-                    .producers
-                    .local(board, 17..18, memory.solution.as_ref())
-            })
-        })
+        .or_else(|| upto(62).and_then(|()| memory.producers.local(board, 17..18, solution)))
         .or_else(|| {
             upto(65)?;
-            let solution = memory.solution.as_ref();
             let chains = memory.chains.get_or_insert_with(|| {
                 match SPARE_CHAINS.with(|spare| spare.borrow_mut().take()) {
                     Some(mut chains) => {
@@ -902,13 +890,7 @@ fn next_step(board: &Board, memory: &mut PathMemory, cap: Rating) -> Option<Step
             chains.cycles_and_forcing_chains(board)
         })
         // Aligned triplet exclusion.
-        .or_else(|| {
-            upto(75).and_then(|()| {
-                memory
-                    .producers
-                    .local(board, 18..19, memory.solution.as_ref())
-            })
-        })
+        .or_else(|| upto(75).and_then(|()| memory.producers.local(board, 18..19, solution)))
         .or_else(|| {
             upto(75)?;
             let chains = memory.chains.as_mut().expect("made above");
