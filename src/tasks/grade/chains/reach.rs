@@ -198,7 +198,6 @@ const UNMET: u8 = u8::MAX;
 /// "on"s imply each other's), and what each candidate's "on" implies,
 /// followed to the end: per component, the "on"s and the "off"s its
 /// members imply.
-#[derive(Default)]
 struct Closure {
     /// `None` until made for the pass; then whether `on` and `off` were
     /// made too (multiple chains need them, cycles only the components).
@@ -217,9 +216,25 @@ struct Closure {
     /// candidates met whose component is open, in the order met; and
     /// those of them that may still head a component, each by its place
     /// there, with the candidates met before it and open then.
-    path: Vec<(u8, Bits)>,
-    open: Vec<u8>,
-    heads: Vec<(usize, Bits)>,
+    path: Box<[(u8, Bits); MOST]>,
+    open: Box<[u8; MOST]>,
+    heads: Box<[(u8, Bits); MOST]>,
+}
+
+impl Default for Closure {
+    fn default() -> Closure {
+        Closure {
+            made: None,
+            component: Vec::new(),
+            members: Vec::new(),
+            cycle_removes: Vec::new(),
+            on: Vec::new(),
+            off: Vec::new(),
+            path: Box::new([(0, EMPTY); MOST]),
+            open: Box::new([0; MOST]),
+            heads: Box::new([(0, EMPTY); MOST]),
+        }
+    }
 }
 
 impl Reach {
@@ -464,9 +479,13 @@ impl Reach {
         if sets {
             self.make_weak(links);
         }
-        // (Taken out while made: the rows are read meanwhile.)
-        let mut closure = std::mem::take(&mut self.closure);
-        let c = &mut closure;
+        // (The fields apart: the rows are read while it is made.)
+        let Reach {
+            closure: c,
+            hops,
+            weak,
+            ..
+        } = self;
         c.made = Some(sets);
         c.component.clear();
         c.component.resize(n, u16::MAX);
@@ -482,6 +501,9 @@ impl Reach {
         // candidate is met; its other hops go to candidates met after it
         // (no concern) or not met yet (followed).
         let (mut met, mut unclosed) = (EMPTY, EMPTY);
+        // The lengths of the walk's stacks (each candidate enters each
+        // once: arrays of `MOST`, no room to check for).
+        let (mut path, mut open, mut heads) = (0, 0, 0);
         for root in 0..n {
             if has(&met, root) {
                 continue;
@@ -492,19 +514,23 @@ impl Reach {
                     let before = unclosed;
                     add(&mut met, w);
                     add(&mut unclosed, w);
-                    let hops = self.hops[w];
+                    let hops = hops[w];
                     let back = both_of(&hops, &before);
-                    c.heads.push((c.open.len(), before));
-                    c.open.push(w as u8);
-                    while c.heads.last().is_some_and(|(_, b)| meets(b, &back)) {
-                        c.heads.pop();
+                    c.heads[heads] = (open as u8, before);
+                    heads += 1;
+                    c.open[open] = w as u8;
+                    open += 1;
+                    while heads > 0 && meets(&c.heads[heads - 1].1, &back) {
+                        heads -= 1;
                     }
                     let rest = std::array::from_fn(|i| hops[i] & !met[i]);
-                    c.path.push((w as u8, rest));
+                    c.path[path] = (w as u8, rest);
+                    path += 1;
                 }
-                let Some((v, rest)) = c.path.last_mut() else {
+                if path == 0 {
                     break;
-                };
+                }
+                let (v, rest) = &mut c.path[path - 1];
                 let v = *v;
                 // Only hops to candidates not met yet are followed.
                 for (r, m) in rest.iter_mut().zip(&met) {
@@ -514,28 +540,28 @@ impl Reach {
                     next = Some(w);
                     continue;
                 }
-                c.path.pop();
-                let at = match c.heads.last() {
-                    Some(&(at, before)) if c.open[at] == v => {
-                        c.heads.pop();
+                path -= 1;
+                let at = match heads.checked_sub(1).map(|h| c.heads[h]) {
+                    Some((at, before)) if c.open[at as usize] == v => {
+                        heads -= 1;
                         unclosed = before;
-                        at
+                        at as usize
                     }
                     _ => continue,
                 };
                 // `v` heads a component: the open candidates met since.
                 let k = c.members.len();
                 let (mut members, mut off, mut next) = (EMPTY, EMPTY, EMPTY);
-                for &m in &c.open[at..] {
+                for &m in &c.open[at..open] {
                     let m = m as usize;
                     c.component[m] = k as u16;
                     add(&mut members, m);
                     if sets {
-                        or(&mut next, &self.hops[m]);
-                        or(&mut off, &self.weak[m]);
+                        or(&mut next, &hops[m]);
+                        or(&mut off, &weak[m]);
                     }
                 }
-                c.open.truncate(at);
+                open = at;
                 c.members.push(members);
                 c.cycle_removes.push(None);
                 if !sets {
@@ -555,7 +581,6 @@ impl Reach {
                 c.off.push(off);
             }
         }
-        self.closure = closure;
     }
 
     /// Whether the search from `start` for its own candidate in the
