@@ -33,7 +33,9 @@
 
 use super::{Links, PerCandidate, Pot};
 use crate::puzzle::grid::UNIT_CELLS;
-use crate::tasks::grade::board::{bit, cells_of, digits, seen_by, units_of, Board, UNIT_MASKS};
+use crate::tasks::grade::board::{
+    bit, cells_of, digits, seen_by, units_of, Board, PEER_MASKS, UNIT_MASKS,
+};
 
 /// A set of the board's candidates, by their place in [`Reach::pots`].
 type Bits = [u64; WORDS];
@@ -61,6 +63,15 @@ fn both(a: &(Bits, Bits), b: &(Bits, Bits)) -> (Bits, Bits) {
 /// What both sets hold.
 fn both_of(a: &Bits, b: &Bits) -> Bits {
     std::array::from_fn(|w| a[w] & b[w])
+}
+
+/// The set of the first `n` places.
+fn first_places(n: usize) -> Bits {
+    std::array::from_fn(|w| match n.saturating_sub(w * 64) {
+        0 => 0,
+        k if k >= 64 => u64::MAX,
+        k => (1 << k) - 1,
+    })
 }
 
 /// Takes the first candidate out of `a`, if any.
@@ -151,6 +162,9 @@ pub(super) struct Reach {
     place: PerCandidate<u8>,
     /// The board's candidates (as "on"s), in cell and digit order.
     pots: Vec<Pot>,
+    /// How many of `pots` are the board's (after them, where the rows
+    /// leave some out, the place standing for those).
+    held: usize,
     /// Per candidate: the "on"s its "on" implies through one "off" (the
     /// first `pots.len()` entries; a place of a set is below [`MOST`], so
     /// reading a set's members here needs no bounds check).
@@ -244,6 +258,7 @@ impl Reach {
             made_for: [0; 9],
             place: PerCandidate::new(0),
             pots: Vec::new(),
+            held: 0,
             hops: Box::new([EMPTY; MOST]),
             strong: Box::new([EMPTY; MOST]),
             closure: Closure::default(),
@@ -741,15 +756,31 @@ impl Reach {
         }
         // Per digit, the cells of the component's "on"s and of the "off"s
         // between two of them (implied by one, implying one).
+        //
+        // An "off" implying an "on" of the component is a strong partner
+        // of it (the links are the same both ways): one of the members'
+        // rows of strong links (not the place standing for the candidates
+        // the rows leave out, which implies nothing). It is implied by an
+        // "on" of the component where it sees one of its digit, or (Y
+        // links) shares a cell with one of another digit.
         let mut on_cells = [0u128; 9];
-        let mut off_cells = [0u128; 9];
+        let mut member_digits = [0u16; 81];
+        let mut partners = EMPTY;
         for i in places(members) {
             let p = self.pots[i];
             on_cells[p.digit() as usize - 1] |= 1 << p.cell();
-            for &q in links.offs_of_on(p, kinds.0) {
-                if meets(&self.strong[self.place_of(q)], &members) {
-                    off_cells[q.digit() as usize - 1] |= 1 << q.cell();
-                }
+            member_digits[p.cell() as usize] |= bit(p.digit());
+            or(&mut partners, &self.strong[i]);
+        }
+        let held = first_places(self.held);
+        let mut off_cells = [0u128; 9];
+        for b in places(both_of(&partners, &held)) {
+            let q = self.pots[b];
+            let (cell, d) = (q.cell() as usize, q.digit());
+            if PEER_MASKS[cell] & on_cells[d as usize - 1] != 0
+                || (kinds.0 && member_digits[cell] & !bit(d) != 0)
+            {
+                off_cells[d as usize - 1] |= 1 << cell;
             }
         }
         let told = (1..=9u8).any(|d| {
@@ -813,6 +844,7 @@ impl Reach {
             }
         }
         let n = self.pots.len();
+        self.held = n;
         if some_only {
             if n == MOST {
                 return false;
@@ -938,6 +970,18 @@ mod tests {
     use super::*;
     use crate::puzzle::grid::Grid;
     use crate::tasks::grade::test_boards::each_thinned;
+
+    #[test]
+    fn first_places_hold_exactly_the_first_n() {
+        for n in 0..=MOST {
+            let set = first_places(n);
+            assert_eq!(
+                places(set).collect::<Vec<_>>(),
+                (0..n).collect::<Vec<_>>(),
+                "{n}"
+            );
+        }
+    }
 
     /// What the rows say is what the searches find, from every candidate
     /// of sample boards (whole, and thinned to fewer candidates), with
