@@ -154,13 +154,17 @@ const PAIRS: u128 = {
     all
 };
 
-/// The bits of every pair of the digits `m` in [`LoopMemory::quiet`].
+/// The bits of every pair of the digits `m` in [`LoopMemory::quiet`]:
+/// with its lowest digit `a` (from 0), those of the pairs `{a, b}`, `b`
+/// among the digits above it, are bits `9a + b`, the higher digits'
+/// mask shifted by `9a`: one shift per digit, not a walk over pairs.
 fn pairs_in(m: u16) -> u128 {
     let mut pairs = 0;
-    for a in digits(m) {
-        for b in digits(m & !bit(a) & !(bit(a) - 1)) {
-            pairs |= pair_bit(bit(a) | bit(b));
-        }
+    let mut rest = m;
+    while rest != 0 {
+        let a = rest.trailing_zeros();
+        rest &= rest - 1;
+        pairs |= u128::from(rest) << (9 * a);
     }
     pairs
 }
@@ -260,16 +264,13 @@ fn valid_loops(board: &Board, start: u8, pair: u16, needed: u128) -> Vec<Vec<u8>
 /// before `start` is left out, since a loop through it was met from that
 /// cell first and adds nothing met again.
 fn reachable(board: &Board, start: u8, pair: u16) -> u128 {
-    let mut holders = (1u128 << 81) - 1;
-    let mut others = 0u128;
-    for d in 1..=9 {
-        if pair & bit(d) != 0 {
-            holders &= board.cells_with(d);
-        } else {
-            others |= board.cells_with(d);
-        }
-    }
-    let bivalue_before = holders & !others & ((1u128 << start) - 1);
+    let low = pair.trailing_zeros() as u8 + 1;
+    let high = 16 - pair.leading_zeros() as u8;
+    let holders = board.cells_with(low) & board.cells_with(high);
+    // (Few holders come before the start: each told by its candidates.)
+    let bivalue_before = cells_of(holders & ((1u128 << start) - 1))
+        .filter(|&c| board.cands(c) == pair)
+        .fold(0u128, |m, c| m | 1 << c);
     holders & !bivalue_before
 }
 
@@ -726,6 +727,22 @@ mod tests {
     /// The search keeping its quiet pairs from board to board finds
     /// what a search from nothing finds, along sample puzzles' paths and
     /// on boards thinned at random (which change many cells at once).
+    /// Every pair of a mask's digits, each told by `pair_bit`.
+    #[test]
+    fn pairs_in_a_mask_are_its_pairs_bits() {
+        for m in 0u16..512 {
+            let mut expected = 0u128;
+            for a in 0..9 {
+                for b in a + 1..9 {
+                    if m & (1 << a) != 0 && m & (1 << b) != 0 {
+                        expected |= pair_bit(1 << a | 1 << b);
+                    }
+                }
+            }
+            assert_eq!(pairs_in(m), expected, "{m:b}");
+        }
+    }
+
     #[test]
     fn loops_kept_quiet_are_those_found_afresh() {
         use crate::tasks::grade::{next_step, PathMemory, Rating};
