@@ -14,7 +14,7 @@
 //! from each bivalue cell in cell order, the hints sorted by rating and
 //! then type, the first taken.
 
-use super::board::{bit, cells_of, digits, unit_bits, units_of, Board, PEERS, UNIT_MASKS};
+use super::board::{cells_of, digits, unit_bits, units_of, Board, PEERS, UNIT_MASKS};
 use super::combos::{combos_within, members};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
