@@ -128,16 +128,33 @@ fn keep_new(layer: &mut Bits, seen: &mut Bits) {
 }
 
 /// Each set bit's place, in order.
-fn places(a: Bits) -> impl Iterator<Item = usize> {
-    a.into_iter().enumerate().flat_map(|(w, mut word)| {
-        std::iter::from_fn(move || {
-            (word != 0).then(|| {
-                let i = word.trailing_zeros() as usize;
-                word &= word - 1;
-                w * 64 + i
-            })
-        })
-    })
+fn places(a: Bits) -> Places {
+    Places { rest: a, word: 0 }
+}
+
+/// The iterator of [`places`]: the bits not yet given, and the word
+/// where the next one is sought (one loop over the words and their bits,
+/// not an iterator of iterators).
+struct Places {
+    rest: Bits,
+    word: usize,
+}
+
+impl Iterator for Places {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.word < WORDS {
+            let bits = self.rest[self.word];
+            if bits != 0 {
+                self.rest[self.word] = bits & (bits - 1);
+                return Some(self.word * 64 + bits.trailing_zeros() as usize);
+            }
+            self.word += 1;
+        }
+        None
+    }
 }
 
 /// The units of `cell` where digit `d` has two places or more and `cell`
