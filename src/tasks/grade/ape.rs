@@ -3,7 +3,7 @@
 //! cells (nor one digit twice if they see each other); a digit of either
 //! cell that no allowed pair keeps is removed.
 
-use super::board::{bit, cells_of, digits, sees, Board, PEER_MASKS};
+use super::board::{bit, cell_bit, cells_of, digits, sees, Board, PEER_MASKS};
 use super::{Step, Technique};
 
 /// The first aligned pair exclusion in SE's order: base cells with two or
@@ -33,14 +33,14 @@ pub fn aligned_pair_exclusion(
         .iter()
         .zip(&lets_go)
         .filter(|(_, &l)| l != 0)
-        .fold(0u128, |m, (&(c, _), _)| m | 1 << c);
+        .fold(0u128, |m, (&(c, _), _)| m | cell_bit(c));
     let pairs = bases.pairs_sharing_two(|i1, c1| {
         let with = if lets_go[i1] == 0 {
             letting_go
         } else {
             u128::MAX
         };
-        around.completing(1 << c1) & with
+        around.completing(cell_bit(c1)) & with
     });
     for (i0, i1) in pairs {
         let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
@@ -143,7 +143,7 @@ pub fn aligned_triplet_exclusion(
     let pairs = bases.pairs_sharing_two(|_, _| u128::MAX);
     for (i0, i1) in pairs {
         let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
-        let pair = 1 << c0 | 1 << c1;
+        let pair = cell_bit(c0) | cell_bit(c1);
         // Third cells: base cells among the first's excluders, then among
         // the second's (each in cell order), those making a triplet that
         // may have changed.
@@ -247,10 +247,10 @@ fn met_before(c0: u8, c1: u8, c2: u8, ex0: u128, ex1: u128, ex2: u128) -> bool {
         false // the pair (p, q): the first way
     } else if c2 > c0 {
         // The pair (p, r), the third q: met with (p, q) if r was a third.
-        (ex0 | ex2) & 1 << c1 != 0
+        (ex0 | ex2) & cell_bit(c1) != 0
     } else {
         // The pair (q, r), the third p: met with (p, q) or with (p, r).
-        (ex2 | ex0) & 1 << c1 != 0 || (ex2 | ex1) & 1 << c0 != 0
+        (ex2 | ex0) & cell_bit(c1) != 0 || (ex2 | ex1) & cell_bit(c0) != 0
     }
 }
 
@@ -435,7 +435,7 @@ impl Bases {
         let mut mask = 0u128;
         for (k, &(cell, _)) in list.iter().enumerate() {
             index[cell as usize] = k;
-            mask |= 1 << cell;
+            mask |= cell_bit(cell);
         }
         Bases { list, index, mask }
     }
@@ -453,7 +453,7 @@ impl Bases {
             .iter()
             .enumerate()
             .flat_map(move |(i1, &(c1, ex1))| {
-                let earlier = self.mask & ((1 << c1) - 1) & with(i1, c1);
+                let earlier = self.mask & (cell_bit(c1) - 1) & with(i1, c1);
                 let firsts = if earlier == 0 {
                     0
                 } else {
@@ -472,8 +472,8 @@ fn base_cells(board: &Board, most: u32) -> Vec<(u8, u128)> {
     let (mut single, mut multi) = (0u128, 0u128);
     for cell in 0..81u8 {
         match board.cands(cell).count_ones() {
-            1 => single |= 1 << cell,
-            n if n >= 2 && n <= most => multi |= 1 << cell,
+            1 => single |= cell_bit(cell),
+            n if n >= 2 && n <= most => multi |= cell_bit(cell),
             _ => {}
         }
     }
@@ -685,7 +685,7 @@ mod tests {
         for (i, j) in pairs(bases.len()) {
             let ((c0, ex0), (c1, ex1)) = (bases[i], bases[j]);
             let shared = ex0 & ex1;
-            if shared.count_ones() < 2 || !around.may_have_changed(1 << c0 | 1 << c1) {
+            if shared.count_ones() < 2 || !around.may_have_changed(cell_bit(c0) | cell_bit(c1)) {
                 continue;
             }
             let common: Vec<u16> = cells_of(shared).map(|e| board.cands(e)).collect();

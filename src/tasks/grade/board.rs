@@ -32,6 +32,13 @@ pub fn digits(mask: u16) -> impl Iterator<Item = u8> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn cell_bit_is_the_cells_bit() {
+        for cell in 0..81u8 {
+            assert_eq!(cell_bit(cell), 1u128 << cell);
+        }
+    }
+
     /// `unit_places` gives `units_of`'s units, and the cell's place in each;
     /// `unit_bits` the same units as bits.
     #[test]
@@ -169,6 +176,25 @@ pub fn cells_of(mask: u128) -> impl Iterator<Item = u8> {
     })
 }
 
+/// `1 << cell` as a cell mask (bit `c` for cell `c`), read from a table:
+/// a 128-bit shift by a variable count is six instructions (two shifts,
+/// a test, two moves), the table's entry a load. (128 entries, so that
+/// the masked index needs no bounds check.)
+#[inline]
+pub fn cell_bit(cell: u8) -> u128 {
+    CELL_BITS[cell as usize & 127]
+}
+
+static CELL_BITS: [u128; 128] = {
+    let mut t = [0u128; 128];
+    let mut c = 0;
+    while c < CELLS {
+        t[c] = 1 << c;
+        c += 1;
+    }
+    t
+};
+
 /// The cells that see some cell of the mask `cells` (their peers, OR-ed).
 #[inline]
 pub fn seen_by(cells: u128) -> u128 {
@@ -292,11 +318,12 @@ impl Board {
         let mut pos = [[0u16; 9]; 27];
         let mut cells_with = [0u128; 9];
         for (cell, &m) in cands.iter().enumerate() {
+            let this = cell_bit(cell as u8);
             for d in digits(m) {
                 for (u, k) in CELL_UNITS[cell] {
                     pos[u as usize][d as usize - 1] |= 1 << k;
                 }
-                cells_with[d as usize - 1] |= 1 << cell;
+                cells_with[d as usize - 1] |= this;
             }
         }
         let mut empty = [0u8; 27];
@@ -363,7 +390,7 @@ impl Board {
             for (u, k) in CELL_UNITS[cell as usize] {
                 self.pos[u as usize][d as usize - 1] &= !(1 << k);
             }
-            self.cells_with[d as usize - 1] &= !(1 << cell);
+            self.cells_with[d as usize - 1] &= !cell_bit(cell);
         }
         had
     }

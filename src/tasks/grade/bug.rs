@@ -11,7 +11,7 @@
 //! As Sudoku Explainer finds them, with lkSudoku's corrections (on by
 //! default in SukakuExplainer, whose ratings are the reference).
 
-use super::board::{bit, cells_of, digits, units_of, Board, PEERS, PEER_MASKS};
+use super::board::{bit, cell_bit, cells_of, digits, units_of, Board, PEERS, PEER_MASKS};
 use super::combos::{combos, members};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -160,7 +160,7 @@ fn may_be_bug(board: &Board) -> bool {
     for cell in 0..81u8 {
         match board.cands(cell).count_ones() {
             1 => single = true,
-            n if n >= 3 => wide |= 1 << cell,
+            n if n >= 3 => wide |= cell_bit(cell),
             _ => {}
         }
     }

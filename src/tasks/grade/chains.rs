@@ -21,7 +21,8 @@ mod one_digit;
 mod reach;
 
 use super::board::{
-    bit, cells_of, digits, seen_by, unit_places, units_of, Board, ALL, PEER_MASKS, UNIT_MASKS,
+    bit, cell_bit, cells_of, digits, seen_by, unit_places, units_of, Board, ALL, PEER_MASKS,
+    UNIT_MASKS,
 };
 use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
@@ -2092,7 +2093,7 @@ fn removing_cycle(arena: &mut Arena, board: &Board, line: &[Pot]) -> Option<(Nod
 /// removes: the candidates outside its cells that see one of its nodes of
 /// their digit in both orientations (an "on" and an "off").
 fn cycle_removals(board: &Board, cycle: &[Pot]) -> Removed {
-    let cells = cycle.iter().fold(0u128, |m, p| m | 1 << p.cell());
+    let cells = cycle.iter().fold(0u128, |m, p| m | cell_bit(p.cell()));
     // Per digit, the cells off the cycle that see one of its "on"s
     // (`forward`) and one of its "off"s (`backward`).
     let mut forward = [0u128; 9];
@@ -2237,7 +2238,7 @@ impl WorkGrid {
     /// Takes candidate `d` out of `cell`.
     fn eliminate(&mut self, cell: u8, d: u8) {
         self.cands[cell as usize] &= !bit(d);
-        self.cells_with[d as usize - 1] &= !(1 << cell);
+        self.cells_with[d as usize - 1] &= !cell_bit(cell);
     }
 }
 
@@ -2318,7 +2319,7 @@ fn each_on(
         found(Pot::new(cell, other, true), Via::Cell);
     }
     if x {
-        let others = places & !(1 << cell);
+        let others = places & !cell_bit(cell);
         for u in units_of(cell) {
             let in_unit = others & UNIT_MASKS[u];
             if in_unit.count_ones() == 1 {

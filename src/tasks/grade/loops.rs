@@ -14,7 +14,7 @@
 //! from each bivalue cell in cell order, the hints sorted by rating and
 //! then type, the first taken.
 
-use super::board::{cells_of, digits, unit_bits, units_of, Board, PEERS, UNIT_MASKS};
+use super::board::{cell_bit, cells_of, digits, unit_bits, units_of, Board, PEERS, UNIT_MASKS};
 use super::combos::{combos_within, members};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -113,7 +113,7 @@ impl LoopMemory {
             let (then, now) = (self.cands[c as usize], board.cands(c));
             if then != now {
                 quiet &= !(pairs_in(then) | pairs_in(now));
-                changed |= 1 << c;
+                changed |= cell_bit(c);
             }
         }
         if changed != 0 {
@@ -122,7 +122,7 @@ impl LoopMemory {
                 let p = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
                 if self.watched[p] & changed != 0 {
-                    quiet &= !(1 << p);
+                    quiet &= !cell_bit(p as u8);
                 }
             }
         }
@@ -173,7 +173,8 @@ fn pairs_in(m: u16) -> u128 {
 fn pair_bit(pair: u16) -> u128 {
     let a = pair.trailing_zeros();
     let b = 15 - pair.leading_zeros();
-    1 << (9 * a + b)
+    // (A pair's place is below 81: read as a cell's.)
+    cell_bit((9 * a + b) as u8)
 }
 
 /// The first unique rectangle or loop step, as SE picks it; `memory`
@@ -248,7 +249,7 @@ fn valid_loops(board: &Board, start: u8, pair: u16, needed: u128) -> Vec<Vec<u8>
         reachable: reachable(board, start, pair),
         needed,
     };
-    let path = (&mut Vec::new(), 1 << start, [0; 2]);
+    let path = (&mut Vec::new(), cell_bit(start), [0; 2]);
     let wide = Wide {
         allowed: 2,
         digits: 0,
@@ -353,7 +354,11 @@ impl Walk<'_> {
         path.push(cell);
         // The place `next` takes, and the units already there.
         let taken = met[path.len() % 2];
-        let closes = if path.len() >= 4 { 1 << self.start } else { 0 };
+        let closes = if path.len() >= 4 {
+            cell_bit(self.start)
+        } else {
+            0
+        };
         for (kind, &u) in units_of(cell).iter().enumerate() {
             if kind == last_kind {
                 continue;
@@ -370,10 +375,10 @@ impl Walk<'_> {
                 let m = self.board.cands(next);
                 let digits = (wide.digits | m) & !self.pair;
                 if m.count_ones() == 2 {
-                    let walk = (&mut *path, on_path | 1 << next, met);
+                    let walk = (&mut *path, on_path | cell_bit(next), met);
                     self.extend(next, walk, wide, kind, loops);
                 } else if digits.count_ones() == 1 || wide.allowed > 0 {
-                    let walk = (&mut *path, on_path | 1 << next, met);
+                    let walk = (&mut *path, on_path | cell_bit(next), met);
                     let wide = Wide {
                         allowed: wide.allowed - 1,
                         digits,

@@ -603,7 +603,7 @@ impl Changed {
             return ape::Around::EVERYWHERE;
         }
         let placed = board::cells_of(self.cells).filter(|&c| board.value(c) != 0);
-        let placed = placed.fold(0, |m, c| m | 1 << c);
+        let placed = placed.fold(0, |m, c| m | board::cell_bit(c));
         ape::Around {
             touched: self.cells | board::seen_by(placed),
             near: self.near(),

@@ -2,7 +2,7 @@
 //! two cells xz and yz; whichever the pivot holds, one of them is z, so z
 //! leaves every cell that sees both (and, for XYZ, the pivot too).
 
-use super::board::{cells_of, Board, PEER_MASKS};
+use super::board::{cell_bit, cells_of, Board, PEER_MASKS};
 use super::{Step, Technique};
 
 /// The first XY-wing (`xyz` false, 4.2) or XYZ-wing (4.4) in SE's order:
@@ -24,13 +24,13 @@ pub fn xy_wing(board: &Board, xyz: bool, changed: u128, near: u128) -> Option<St
     for pivot in cells_of(near & pivots) {
         let xy = board.cands(pivot);
         let wings = PEER_MASKS[pivot as usize] & bivalue;
-        let pivot_changed = changed & 1 << pivot != 0;
+        let pivot_changed = changed & cell_bit(pivot) != 0;
         for xz_cell in cells_of(wings) {
             let xz = board.cands(xz_cell);
             if (xy & !xz).count_ones() != 1 {
                 continue;
             }
-            let trio_changed = pivot_changed || changed & 1 << xz_cell != 0;
+            let trio_changed = pivot_changed || changed & cell_bit(xz_cell) != 0;
             let yz_cells = if trio_changed { wings } else { wings & changed };
             for yz_cell in cells_of(yz_cells) {
                 if let Some(step) = wing(board, xyz, pivot, xz_cell, yz_cell) {
@@ -65,7 +65,7 @@ fn wing(board: &Board, xyz: bool, pivot: u8, xz_cell: u8, yz_cell: u8) -> Option
     let pivot_side = if xyz {
         PEER_MASKS[pivot as usize]
     } else {
-        !(1 << pivot)
+        !cell_bit(pivot)
     };
     let seeing = PEER_MASKS[xz_cell as usize]
         & PEER_MASKS[yz_cell as usize]
@@ -110,7 +110,7 @@ mod tests {
                     if board.cands(yz_cell).count_ones() != 2 {
                         continue;
                     }
-                    let trio = 1 << pivot | 1 << xz_cell | 1 << yz_cell;
+                    let trio = cell_bit(pivot) | cell_bit(xz_cell) | cell_bit(yz_cell);
                     if trio & changed == 0 {
                         continue;
                     }
