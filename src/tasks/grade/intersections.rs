@@ -68,7 +68,8 @@ const INSIDE: [[u16; 27]; 27] = {
 /// The units of kind `other` crossing the `i`-th unit of `kind` (a box's
 /// rows or columns, a row's or column's boxes), by their index within
 /// their kind, in increasing order: the only ones a pointing or claiming
-/// from that unit can stand on.
+/// from that unit can stand on (the search asks [`crossing_at`] which).
+#[cfg(test)]
 fn crossing(kind: Kind, i: usize, other: Kind) -> [usize; 3] {
     let from = |first: usize, step: usize| [first, first + step, first + 2 * step];
     match (kind, other) {
@@ -77,6 +78,19 @@ fn crossing(kind: Kind, i: usize, other: Kind) -> [usize; 3] {
         // Boxes of a row's band, of a column's stack.
         (Kind::Row, Kind::Box) => from(3 * (i / 3), 1),
         (Kind::Column, Kind::Box) => from(i / 3, 3),
+        _ => unreachable!("a line crosses only boxes"),
+    }
+}
+
+/// Of [`crossing`]`(kind, i, other)`, the unit holding the `k`-th cell of
+/// the `i`-th unit of `kind` (a box's cells row by row, a row's by column,
+/// a column's by row).
+fn crossing_at(kind: Kind, i: usize, other: Kind, k: usize) -> usize {
+    match (kind, other) {
+        (Kind::Box, Kind::Row) => 3 * (i / 3) + k / 3,
+        (Kind::Box, Kind::Column) => 3 * (i % 3) + k % 3,
+        (Kind::Row, Kind::Box) => 3 * (i / 3) + k / 3,
+        (Kind::Column, Kind::Box) => i / 3 + 3 * (k / 3),
         _ => unreachable!("a line crosses only boxes"),
     }
 }
@@ -168,9 +182,11 @@ fn locked_candidates_in(board: &Board, direct: bool, digits: u16) -> Option<Step
                 if places.count_ones() < 2 {
                     continue;
                 }
-                for i2 in crossing(k1, i1, k2) {
+                // Every place of d in u1 lies where u1 crosses u2: only
+                // the crossing unit of its first place can hold them all.
+                {
+                    let i2 = crossing_at(k1, i1, k2, places.trailing_zeros() as usize);
                     let u2 = unit(k2, i2);
-                    // Every place of d in u1 lies where u1 crosses u2.
                     if places & !INSIDE[u1][u2] != 0 {
                         continue;
                     }
@@ -280,6 +296,12 @@ mod tests {
                     .filter(|&j| crosses(unit(kind, i), unit(other, j)))
                     .collect();
                 assert_eq!(crossing(kind, i, other).to_vec(), all, "{i}");
+                // Each cell's crossing unit is one of those, and holds it.
+                for k in 0..9 {
+                    let j = crossing_at(kind, i, other, k);
+                    assert!(all.contains(&j), "{i} {k}");
+                    assert_ne!(INSIDE[unit(kind, i)][unit(other, j)] & 1 << k, 0, "{i} {k}");
+                }
             }
         }
     }
