@@ -2,7 +2,7 @@
 //! two cells xz and yz; whichever the pivot holds, one of them is z, so z
 //! leaves every cell that sees both (and, for XYZ, the pivot too).
 
-use super::board::{cell_bit, cells_of, Board, PEER_MASKS};
+use super::board::{cell_bit, cells_of, digits, Board, PEER_MASKS};
 use super::{Step, Technique};
 
 /// The first XY-wing (`xyz` false, 4.2) or XYZ-wing (4.4) in SE's order:
@@ -31,7 +31,15 @@ pub fn xy_wing(board: &Board, xyz: bool, changed: u128, near: u128) -> Option<St
                 continue;
             }
             let trio_changed = pivot_changed || changed & cell_bit(xz_cell) != 0;
-            let yz_cells = if trio_changed { wings } else { wings & changed };
+            // The second wing holds the pivot's digit the first lacks and
+            // one of the first's: for an XY-wing its other one (z), for
+            // an XYZ-wing either (both the pivot's). Only such wings are
+            // tried (in cell order still).
+            let lacking = (xy & !xz).trailing_zeros() as u8 + 1;
+            let shared = if xyz { xz } else { xz & !xy };
+            let holding =
+                digits(shared).fold(0, |m, d| m | board.cells_with(d)) & board.cells_with(lacking);
+            let yz_cells = holding & if trio_changed { wings } else { wings & changed };
             for yz_cell in cells_of(yz_cells) {
                 if let Some(step) = wing(board, xyz, pivot, xz_cell, yz_cell) {
                     return Some(step);
