@@ -71,15 +71,13 @@ pub fn place_singles(board: &mut Board, lines: bool, naked: bool) {
 /// row or column, and each unit's last empty cell. Each placement is a
 /// single of the board as it is then (the places are read after the
 /// placements before it). True if it placed some.
-// The unit's number indexes the cells: the iterator's form measured 0.6%
-// more instructions in the whole grade (callgrind, first 400 minimal).
-#[allow(clippy::needless_range_loop)]
 fn place_hidden_singles(board: &mut Board, lines: bool, units: u32) -> bool {
     let mut placed = false;
-    for u in 0..27 {
-        if units & (1 << u) == 0 {
-            continue;
-        }
+    // (Only the units asked for: their bits, in order.)
+    let mut rest = units & ((1 << 27) - 1);
+    while rest != 0 {
+        let u = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
         // Rows and columns: only a full house without `lines`.
         if u < 18 && !lines && board.empty_count(u) != 1 {
             continue;
