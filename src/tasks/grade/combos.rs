@@ -41,6 +41,46 @@ pub fn combos_within(open: u16, k: u32) -> impl Iterator<Item = u16> {
         .map(move |set| members(set).fold(0, |m, n| m | spread[n]))
 }
 
+/// The first answer of `found` over the sets of
+/// [`combos_within`]`(open, k)` whose members' `masks` have `k` bits or
+/// fewer in all, in that order, each with that union. The sets are made
+/// a member at a time, the largest first (the order of the masks as
+/// numbers, increasing, is that of their largest member, then the next,
+/// ...), and a choice whose union already has more than `k` bits is
+/// dropped with every set holding it: most are, long before the last
+/// member (naked and hidden sets, fish).
+pub fn first_within_union<R>(
+    open: u16,
+    k: u32,
+    masks: &[u16; 9],
+    mut found: impl FnMut(u16, u16) -> Option<R>,
+) -> Option<R> {
+    /// The sets of `left` more members below `below`, added to `set`.
+    fn pick<R>(
+        below: u16,
+        left: u32,
+        (k, masks): (u32, &[u16; 9]),
+        (set, union): (u16, u16),
+        found: &mut impl FnMut(u16, u16) -> Option<R>,
+    ) -> Option<R> {
+        if left == 0 {
+            return found(set, union);
+        }
+        // The largest of the members left: `left - 1` lower ones beside.
+        for m in members(below).skip(left as usize - 1) {
+            let with = union | masks[m];
+            if with.count_ones() <= k {
+                let set = (set | 1 << m, with);
+                if let Some(r) = pick(below & ((1 << m) - 1), left - 1, (k, masks), set, found) {
+                    return Some(r);
+                }
+            }
+        }
+        None
+    }
+    pick(open, k, (k, masks), (0, 0), &mut found)
+}
+
 /// Which of a unit's nine masks (a cell's candidates, a digit's places)
 /// may be in a set of `k`: those with two to `k` bits (fewer is solved,
 /// more cannot fit in `k`). A set with any other member is skipped.
@@ -74,6 +114,29 @@ mod tests {
         for k in 0..10 {
             let all: Vec<u16> = (0u16..512).filter(|m| m.count_ones() == k).collect();
             assert_eq!(combos(k).collect::<Vec<_>>(), all);
+        }
+    }
+
+    /// The sets `first_within_union` offers are those of
+    /// `combos_within` whose union is small enough, in the same order.
+    #[test]
+    fn sets_within_a_union_are_those_within_in_order() {
+        let masks: [u16; 9] =
+            std::array::from_fn(|i| (0x0d3u16.rotate_left(3 * i as u32) & 0x1ff) | 1 << (8 - i));
+        for open in 0u16..512 {
+            for k in 1..=5 {
+                let expected: Vec<(u16, u16)> = combos_within(open, k)
+                    .map(|set| (set, members(set).fold(0, |m, i| m | masks[i])))
+                    .filter(|&(_, union)| union.count_ones() <= k)
+                    .collect();
+                let mut offered = Vec::new();
+                let none: Option<()> = first_within_union(open, k, &masks, |set, union| {
+                    offered.push((set, union));
+                    None
+                });
+                assert_eq!(none, None);
+                assert_eq!(offered, expected, "{open:b} {k}");
+            }
         }
     }
 

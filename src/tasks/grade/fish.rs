@@ -3,7 +3,7 @@
 //! (k = 2, 3.2), swordfish (3, 3.8), jellyfish (4, 5.2).
 
 use super::board::{bit, Board};
-use super::combos::{combos_within, members, within_set};
+use super::combos::{first_within_union, members, within_set};
 use super::intersections::{unit, Kind};
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -34,21 +34,22 @@ pub fn fish(board: &Board, k: u32, digits: u16) -> Option<Step> {
                 continue;
             }
             let before = first.map_or(u16::MAX, |(set, _, _)| set);
-            for set in combos_within(eligible, k) {
+            // (Sets come in increasing order: none after `before` is
+            // wanted, `Some(None)` ends the walk.)
+            let hit = first_within_union(eligible, k, &places, |set, union| {
                 if set >= before {
-                    break;
+                    return Some(None);
                 }
-                let union = members(set).fold(0u16, |m, i| m | places[i]);
                 if union.count_ones() != k {
-                    continue;
+                    return None;
                 }
                 // The cover units' places of `d` outside the base.
                 let removed =
                     members(union).fold(0u16, |m, j| m | board.positions(unit(cover, j), d) & !set);
-                if removed != 0 {
-                    first = Some((set, d, union));
-                    break;
-                }
+                (removed != 0).then_some(Some((set, union)))
+            });
+            if let Some(Some((set, union))) = hit {
+                first = Some((set, d, union));
             }
         }
         if let Some(found) = first {

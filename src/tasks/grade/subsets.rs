@@ -5,7 +5,7 @@
 //! that leaves a hidden single in the unit, which they place.
 
 use super::board::Board;
-use super::combos::{combos_within, members, within_set};
+use super::combos::{first_within_union, members, within_set};
 use super::singles::SCAN_ORDER;
 use super::{Step, Technique};
 use crate::puzzle::grid::UNIT_CELLS;
@@ -25,10 +25,9 @@ pub fn naked_set(board: &Board, k: u32, units: u32) -> Option<Step> {
         if open.count_ones() < k {
             continue;
         }
-        for set in combos_within(open, k) {
-            let union = members(set).fold(0u16, |m, i| m | cands[i]);
+        let step = first_within_union(open, k, &cands, |set, union| {
             if union.count_ones() != k {
-                continue;
+                return None;
             }
             let mut eliminated = Vec::new();
             for (i, &c) in UNIT_CELLS[u].iter().enumerate() {
@@ -39,19 +38,22 @@ pub fn naked_set(board: &Board, k: u32, units: u32) -> Option<Step> {
                 }
             }
             if eliminated.is_empty() {
-                continue;
+                return None;
             }
             let (technique, rating) = match k {
                 2 => (Technique::NakedPair, 30),
                 3 => (Technique::NakedTriple, 36),
                 _ => (Technique::NakedQuad, 50),
             };
-            return Some(Step::eliminating(
+            Some(Step::eliminating(
                 technique,
                 rating,
                 eliminated,
                 members(set).map(|i| UNIT_CELLS[u][i]).collect(),
-            ));
+            ))
+        });
+        if step.is_some() {
+            return step;
         }
     }
     None
@@ -79,10 +81,9 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Ste
         if open.count_ones() < k {
             continue;
         }
-        for set in combos_within(open, k) {
-            let union = members(set).fold(0u16, |m, i| m | places[i]);
+        let step = first_within_union(open, k, &places, |set, union| {
             if union.count_ones() != k {
-                continue;
+                return None;
             }
             // `set` holds digits - 1: as a candidate mask it is the digits.
             let mut eliminated = Vec::new();
@@ -95,7 +96,7 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Ste
             let pattern: Vec<u8> = members(union).map(|i| UNIT_CELLS[u][i]).collect();
             if !direct {
                 if eliminated.is_empty() {
-                    continue;
+                    return None;
                 }
                 let (technique, rating) = match k {
                     2 => (Technique::HiddenPair, 34),
@@ -110,21 +111,23 @@ pub fn hidden_set(board: &Board, k: u32, direct: bool, units: u32) -> Option<Ste
                 (places[i].count_ones() > 1 && rest.count_ones() == 1)
                     .then(|| (UNIT_CELLS[u][rest.trailing_zeros() as usize], i as u8 + 1))
             });
-            if let Some(placed) = single {
-                let (technique, rating) = match k {
-                    2 => (Technique::DirectHiddenPair, 20),
-                    _ => (Technique::DirectHiddenTriple, 25),
-                };
-                // SE's direct steps only place: the removals are their
-                // reason, not applied.
-                return Some(Step::placing(
-                    technique,
-                    rating,
-                    placed,
-                    Vec::new(),
-                    pattern,
-                ));
-            }
+            let placed = single?;
+            let (technique, rating) = match k {
+                2 => (Technique::DirectHiddenPair, 20),
+                _ => (Technique::DirectHiddenTriple, 25),
+            };
+            // SE's direct steps only place: the removals are their
+            // reason, not applied.
+            Some(Step::placing(
+                technique,
+                rating,
+                placed,
+                Vec::new(),
+                pattern,
+            ))
+        });
+        if step.is_some() {
+            return step;
         }
     }
     None
