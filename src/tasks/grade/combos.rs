@@ -78,7 +78,51 @@ pub fn first_within_union<R>(
         }
         None
     }
-    pick(open, k, (k, masks), (0, 0), &mut found)
+    // Pairs and triples (most searches) by loops, larger sets by `pick`.
+    let fits = |union: u16| union.count_ones() <= k;
+    match k {
+        2 => {
+            for b in members(open & open.wrapping_sub(1)) {
+                let ub = masks[b];
+                for a in members(open & ((1 << b) - 1)) {
+                    let union = ub | masks[a];
+                    if fits(union) {
+                        if let Some(r) = found(1 << a | 1 << b, union) {
+                            return Some(r);
+                        }
+                    }
+                }
+            }
+            None
+        }
+        3 => {
+            let from_second = open & open.wrapping_sub(1);
+            let from_third = from_second & from_second.wrapping_sub(1);
+            for c in members(from_third) {
+                let uc = masks[c];
+                if !fits(uc) {
+                    continue;
+                }
+                let below_c = open & ((1 << c) - 1);
+                for b in members(below_c & below_c.wrapping_sub(1)) {
+                    let ub = uc | masks[b];
+                    if !fits(ub) {
+                        continue;
+                    }
+                    for a in members(below_c & ((1 << b) - 1)) {
+                        let union = ub | masks[a];
+                        if fits(union) {
+                            if let Some(r) = found(1 << a | 1 << b | 1 << c, union) {
+                                return Some(r);
+                            }
+                        }
+                    }
+                }
+            }
+            None
+        }
+        _ => pick(open, k, (k, masks), (0, 0), &mut found),
+    }
 }
 
 /// Which of a unit's nine masks (a cell's candidates, a digit's places)
