@@ -230,8 +230,9 @@ const UNMET: u8 = u8::MAX;
 /// followed to the end: per component, the "on"s and the "off"s its
 /// members imply.
 struct Closure {
-    /// `None` until made for the pass; then whether `on` and `off` were
-    /// made too (multiple chains need them, cycles only the components).
+    /// `None` until made for the pass; then whether `off` was made too
+    /// (multiple chains need it; cycles the components, forcing chains
+    /// `on`).
     made: Option<bool>,
     /// Per candidate, its component.
     component: Vec<u16>,
@@ -250,6 +251,17 @@ struct Closure {
     path: Box<[(u8, Bits); MOST]>,
     open: Box<[u8; MOST]>,
     heads: Box<[(u8, Bits); MOST]>,
+}
+
+impl Closure {
+    /// Every "on" candidate `a`'s "on" implies, itself too: its
+    /// component's. Where the components are made (for cycles in a pass
+    /// of Y links, or for multiple chains), a forcing chain's search
+    /// whose target is not there meets it at no depth (most do not), and
+    /// is told so without its layers.
+    fn implied_on(&self, a: usize) -> Bits {
+        self.on[self.component[a] as usize]
+    }
 }
 
 impl Default for Closure {
@@ -588,17 +600,14 @@ impl Reach {
                     let m = m as usize;
                     c.component[m] = k as u16;
                     add(&mut members, m);
+                    or(&mut next, &hops[m]);
                     if sets {
-                        or(&mut next, &hops[m]);
                         or(&mut off, &weak[m]);
                     }
                 }
                 open = at;
                 c.members.push(members);
                 c.cycle_removes.push(None);
-                if !sets {
-                    continue;
-                }
                 let mut on = members;
                 // The components it reaches are complete; one met already
                 // is in another's closure, with all it implies.
@@ -606,11 +615,15 @@ impl Reach {
                     if !has(&on, w) {
                         let j = c.component[w] as usize;
                         or(&mut on, &c.on[j]);
-                        or(&mut off, &c.off[j]);
+                        if sets {
+                            or(&mut off, &c.off[j]);
+                        }
                     }
                 }
                 c.on.push(on);
-                c.off.push(off);
+                if sets {
+                    c.off.push(off);
+                }
             }
         }
     }
@@ -917,9 +930,13 @@ impl Reach {
     /// 2k holds the "on"s first met after k hops, and the "off" comes a
     /// layer after the first of them that implies it.
     fn own_off_layer(&self, links: &Links, y: bool, a: usize, layers: u32) -> u32 {
+        let target = self.implying_off(links, y, a);
+        if self.closure.made.is_some() && !meets(&self.closure.implied_on(a), &target) {
+            return NEVER;
+        }
         let mut seen = EMPTY;
         add(&mut seen, a);
-        self.layers(seen, seen, &self.implying_off(links, y, a), 1, layers)
+        self.layers(seen, seen, &target, 1, layers)
     }
 
     /// The candidates whose "on" implies candidate `a`'s "off": those
@@ -941,9 +958,14 @@ impl Reach {
     /// holds the "on"s the "off" implies, then every other layer the
     /// "on"s first met one hop further.
     fn own_on_layer(&self, a: usize, layers: u32) -> u32 {
+        let first = self.strong[a];
+        if self.closure.made.is_some()
+            && places(first).all(|b| !has(&self.closure.implied_on(b), a))
+        {
+            return NEVER;
+        }
         let mut target = EMPTY;
         add(&mut target, a);
-        let first = self.strong[a];
         self.layers(first, first, &target, 1, layers)
     }
 
