@@ -129,15 +129,23 @@ fn keep_new(layer: &mut Bits, seen: &mut Bits) {
 
 /// Each set bit's place, in order.
 fn places(a: Bits) -> Places {
-    Places { rest: a, word: 0 }
+    Places {
+        words: a,
+        word: 0,
+        bits: a[0],
+    }
 }
 
-/// The iterator of [`places`]: the bits not yet given, and the word
-/// where the next one is sought (one loop over the words and their bits,
-/// not an iterator of iterators).
+/// The iterator of [`places`]: the set's words, the word being read and
+/// its bits not yet given. The bits are a field of their own, not the
+/// word's entry in the array: the array is read by a varying index, so it
+/// stays in memory, and a bit taken out of it there was a store and a
+/// load again per place (the iterator's loop is inlined into the
+/// searches; the word's bits stay in a register).
 struct Places {
-    rest: Bits,
+    words: Bits,
     word: usize,
+    bits: u64,
 }
 
 impl Iterator for Places {
@@ -145,15 +153,16 @@ impl Iterator for Places {
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        while self.word < WORDS {
-            let bits = self.rest[self.word];
-            if bits != 0 {
-                self.rest[self.word] = bits & (bits - 1);
-                return Some(self.word * 64 + bits.trailing_zeros() as usize);
-            }
+        while self.bits == 0 {
             self.word += 1;
+            if self.word >= WORDS {
+                return None;
+            }
+            self.bits = self.words[self.word];
         }
-        None
+        let i = self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(self.word * 64 + i)
     }
 }
 
