@@ -34,20 +34,20 @@ pub fn aligned_pair_exclusion(
         .zip(&lets_go)
         .filter(|(_, &l)| l != 0)
         .fold(0u128, |m, (&(c, _), _)| m | cell_bit(c));
-    let pairs = bases.pairs_sharing_two(|i1, c1| {
+    let with = |i1: usize, c1: u8| {
         let with = if lets_go[i1] == 0 {
             letting_go
         } else {
             u128::MAX
         };
         around.completing(cell_bit(c1)) & with
-    });
-    for (i0, i1) in pairs {
+    };
+    bases.first_of_pairs_sharing_two(with, |i0, i1| {
         let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
         let (m0, m1) = (board.cands(c0), board.cands(c1));
         let [kept0, kept1] = solution_digits(solution, [c0, c1]);
         if lets_go[i1] & m0 & !kept0 == 0 && lets_go[i0] & m1 & !kept1 == 0 {
-            continue;
+            return None;
         }
         let shared = ex0 & ex1;
         debug_assert!(shared.count_ones() >= 2);
@@ -67,11 +67,8 @@ pub fn aligned_pair_exclusion(
                 keep1 |= allowed;
             }
         }
-        if let Some(step) = pair_exclusion_step(board, [c0, c1], [keep0, keep1], shared) {
-            return Some(step);
-        }
-    }
-    None
+        pair_exclusion_step(board, [c0, c1], [keep0, keep1], shared)
+    })
 }
 
 /// Each of `cells`' digit in the `solution` (its 81 digits) as a bit, or
@@ -140,54 +137,58 @@ pub fn aligned_triplet_exclusion(
         .collect();
     // The third cell's excluders only narrow the pair's: the pairs sharing
     // two or more.
-    let pairs = bases.pairs_sharing_two(|_, _| u128::MAX);
-    for (i0, i1) in pairs {
-        let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
-        let pair = cell_bit(c0) | cell_bit(c1);
-        // Third cells: base cells among the first's excluders, then among
-        // the second's (each in cell order), those making a triplet that
-        // may have changed.
-        let thirds = around.completing(pair) & bases.mask & (ex0 | ex1) & !pair;
-        if thirds == 0 {
-            continue;
-        }
-        let shared01 = ex0 & ex1;
-        debug_assert!(shared01.count_ones() >= 2);
-        // A third cell shares two excluders with the pair only if it sees
-        // two or more of theirs.
-        let thirds = thirds & seen_twice(shared01);
-        let third = cells_of(ex0 & thirds).chain(cells_of(ex1 & !ex0 & thirds));
-        for c2 in third {
-            let i2 = bases.index[c2 as usize];
-            let ex2 = bases.list[i2].1;
-            let shared = shared01 & ex2;
-            debug_assert!(shared.count_ones() >= 2);
-            if met_before(c0, c1, c2, ex0, ex1, ex2) {
-                continue;
+    bases.first_of_pairs_sharing_two(
+        |_, _| u128::MAX,
+        |i0, i1| {
+            let ((c0, ex0), (c1, ex1)) = (bases.list[i0], bases.list[i1]);
+            let pair = cell_bit(c0) | cell_bit(c1);
+            // Third cells: base cells among the first's excluders, then among
+            // the second's (each in cell order), those making a triplet that
+            // may have changed.
+            let thirds = around.completing(pair) & bases.mask & (ex0 | ex1) & !pair;
+            if thirds == 0 {
+                return None;
             }
-            let cells = [c0, c1, c2];
-            let kept = solution_digits(solution, cells);
-            if !may_take_away(
-                board,
-                cells,
-                kept,
-                [&ruled_out[i0], &ruled_out[i1], &ruled_out[i2]],
-            ) {
-                continue;
+            let shared01 = ex0 & ex1;
+            debug_assert!(shared01.count_ones() >= 2);
+            // A third cell shares two excluders with the pair only if it sees
+            // two or more of theirs.
+            let thirds = thirds & seen_twice(shared01);
+            // (Two loops, not a chain of two iterators.)
+            for part in [ex0 & thirds, ex1 & !ex0 & thirds] {
+                for c2 in cells_of(part) {
+                    let i2 = bases.index[c2 as usize];
+                    let ex2 = bases.list[i2].1;
+                    let shared = shared01 & ex2;
+                    debug_assert!(shared.count_ones() >= 2);
+                    if met_before(c0, c1, c2, ex0, ex1, ex2) {
+                        continue;
+                    }
+                    let cells = [c0, c1, c2];
+                    let kept = solution_digits(solution, cells);
+                    if !may_take_away(
+                        board,
+                        cells,
+                        kept,
+                        [&ruled_out[i0], &ruled_out[i1], &ruled_out[i2]],
+                    ) {
+                        continue;
+                    }
+                    if let Some(eliminated) = triplet_exclusions(board, cells, shared) {
+                        let mut pattern = cells.to_vec();
+                        pattern.extend(cells_of(shared));
+                        return Some(Step::eliminating(
+                            Technique::AlignedTripletExclusion,
+                            75,
+                            eliminated,
+                            pattern,
+                        ));
+                    }
+                }
             }
-            if let Some(eliminated) = triplet_exclusions(board, cells, shared) {
-                let mut pattern = cells.to_vec();
-                pattern.extend(cells_of(shared));
-                return Some(Step::eliminating(
-                    Technique::AlignedTripletExclusion,
-                    75,
-                    eliminated,
-                    pattern,
-                ));
-            }
-        }
-    }
-    None
+            None
+        },
+    )
 }
 
 /// Per digit `a` (at `[a - 1]`), the digits `b` (bits `b - 1`) that
@@ -440,27 +441,30 @@ impl Bases {
         Bases { list, index, mask }
     }
 
-    /// The pairs of base cells sharing two excluders or more, as places
-    /// in `list`, in SE's pair order (by the later cell, then the
-    /// earlier): each base cell with the earlier ones that see two or
-    /// more of its excluders, among the cells `with(place, cell)` of the
-    /// later one.
-    fn pairs_sharing_two<'a>(
-        &'a self,
-        with: impl Fn(usize, u8) -> u128 + 'a,
-    ) -> impl Iterator<Item = (usize, usize)> + 'a {
-        self.list
-            .iter()
-            .enumerate()
-            .flat_map(move |(i1, &(c1, ex1))| {
-                let earlier = self.mask & (cell_bit(c1) - 1) & with(i1, c1);
-                let firsts = if earlier == 0 {
-                    0
-                } else {
-                    seen_twice(ex1) & earlier
-                };
-                cells_of(firsts).map(move |c0| (self.index[c0 as usize], i1))
-            })
+    /// The first of `each(i0, i1)`'s answers over the pairs of base
+    /// cells sharing two excluders or more, as places in `list`, in SE's
+    /// pair order (by the later cell, then the earlier): each base cell
+    /// with the earlier ones that see two or more of its excluders, among
+    /// the cells `with(place, cell)` of the later one. (Nested loops, not
+    /// an iterator of iterators: the pairs are the exclusions' outer
+    /// loop.)
+    fn first_of_pairs_sharing_two<R>(
+        &self,
+        with: impl Fn(usize, u8) -> u128,
+        mut each: impl FnMut(usize, usize) -> Option<R>,
+    ) -> Option<R> {
+        for (i1, &(c1, ex1)) in self.list.iter().enumerate() {
+            let earlier = self.mask & (cell_bit(c1) - 1) & with(i1, c1);
+            if earlier == 0 {
+                continue;
+            }
+            for c0 in cells_of(seen_twice(ex1) & earlier) {
+                if let Some(found) = each(self.index[c0 as usize], i1) {
+                    return Some(found);
+                }
+            }
+        }
+        None
     }
 }
 
