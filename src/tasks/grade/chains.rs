@@ -28,7 +28,7 @@ use super::{Step, Technique};
 use crate::puzzle::grid::{Grid, BOX_OF, COL_OF, ROW_OF, UNIT_CELLS};
 
 /// A candidate and a state: `((cell * 9 + digit - 1) << 1) | on`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 struct Pot(u16);
 
 /// Per candidate (a [`Pot`]'s 15 high bits), its cell and digit: a load
@@ -819,6 +819,51 @@ impl Queue {
     }
 }
 
+/// A breadth-first layer of a search from one start: at most `N` items
+/// (a power of two), in room made once, pushed without a test for room
+/// (the searches' inner loops). Each candidate-with-state enters a
+/// search once, so a layer of "on"s or of new "off"s holds at most 729;
+/// a cycle search's "off"s met again are kept only where they lead
+/// straight back to the start, and four "off"s at most do (the start's
+/// strong partners'), so each "on" of a layer adds four repeats at most
+/// and a layer of "off"s holds at most 729 * 5.
+/// Past `N` (never), a push would write over an earlier item, and the
+/// next reading of the layer panics (its length is checked there).
+struct Layer<T, const N: usize> {
+    items: Box<[T; N]>,
+    len: usize,
+}
+
+impl<T: Copy + Default, const N: usize> Default for Layer<T, N> {
+    fn default() -> Self {
+        Layer {
+            items: boxed_array(T::default()),
+            len: 0,
+        }
+    }
+}
+
+impl<T: Copy, const N: usize> Layer<T, N> {
+    #[inline]
+    fn push(&mut self, item: T) {
+        debug_assert!(self.len < N, "a layer holds at most {N}");
+        self.items[self.len & (N - 1)] = item;
+        self.len += 1;
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.items[..self.len].iter()
+    }
+}
+
 impl Extend<NodeId> for Queue {
     fn extend<I: IntoIterator<Item = NodeId>>(&mut self, nodes: I) {
         self.nodes.extend(nodes);
@@ -828,10 +873,10 @@ impl Extend<NodeId> for Queue {
 /// Buffers a breadth-first search reuses from one start to the next.
 #[derive(Default)]
 struct Scratch {
-    on: Vec<Pot>,
-    off: Vec<Pot>,
+    on: Layer<Pot, 1024>,
+    off: Layer<Pot, 1024>,
     /// A cycle search's pending "off"s: (candidate, parent, a repeat?).
-    off_visits: Vec<(Pot, Pot, bool)>,
+    off_visits: Layer<(Pot, Pot, bool), 4096>,
     /// [`Chains::chain`]'s queues and link lists.
     queue_on: Queue,
     queue_off: Queue,
@@ -2619,6 +2664,34 @@ mod tests {
         }
         // Enough nodes, and some with parents beside their line.
         assert!(nodes > 10_000 && above > 0, "{nodes} {above}");
+    }
+
+    /// A layer gives back what was pushed, in order, up to its room, and
+    /// nothing after it is cleared; one pushed past its room panics when
+    /// read rather than give items written over.
+    #[test]
+    fn layers_hold_what_was_pushed_up_to_their_room() {
+        let mut layer: Layer<(Pot, Pot, bool), 8> = Layer::default();
+        for round in 0..2u16 {
+            layer.clear();
+            assert!(layer.is_empty());
+            for k in 0..8 {
+                layer.push((Pot(k + round), Pot(k * 2), k % 3 == 0));
+            }
+            let got: Vec<_> = layer.iter().copied().collect();
+            let want: Vec<_> = (0..8)
+                .map(|k| (Pot(k + round), Pot(k * 2), k % 3 == 0))
+                .collect();
+            assert_eq!(got, want);
+        }
+        let overfull = std::panic::catch_unwind(|| {
+            let mut layer: Layer<Pot, 4> = Layer::default();
+            for k in 0..5 {
+                layer.push(Pot(k));
+            }
+            layer.iter().count()
+        });
+        assert!(overfull.is_err());
     }
 
     /// A copy of the members holds the other set's candidates in order,
