@@ -619,14 +619,15 @@ impl Reach {
                 c.cycle_removes.push(None);
                 let mut on = members;
                 // The components it reaches are complete; one met already
-                // is in another's closure, with all it implies.
-                for w in places(next) {
-                    if !has(&on, w) {
-                        let j = c.component[w] as usize;
-                        or(&mut on, &c.on[j]);
-                        if sets {
-                            or(&mut off, &c.off[j]);
-                        }
+                // is in another's closure, with all it implies: each
+                // closure OR-ed in is taken out of those left to reach.
+                let mut rest: Bits = std::array::from_fn(|i| next[i] & !members[i]);
+                while let Some(w) = take_first(&mut rest) {
+                    let j = c.component[w] as usize;
+                    or(&mut on, &c.on[j]);
+                    rest = std::array::from_fn(|i| rest[i] & !c.on[j][i]);
+                    if sets {
+                        or(&mut off, &c.off[j]);
                     }
                 }
                 c.on.push(on);
