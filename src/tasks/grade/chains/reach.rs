@@ -12,11 +12,17 @@
 //! rows. That tells exactly whether a forcing chain's search finds its
 //! target within its limit, and, for cycles, whether one could close: a
 //! search that cannot find anything is not made. Each search asks in
-//! turn, with its limits then. A cycle must also remove something: its
-//! "on"s are all of one strongly connected component of the rows (each
-//! implies the next), so a component where no candidate sees an "on" and
-//! an "off" of its cycles' digit spares the cycle searches of all its
-//! members (most, with Y links; X cycles are cheaper than the test).
+//! turn, with its limits then. Where a pass makes the components of the
+//! rows (below), what each start implies to the end is made with them,
+//! and a forcing chain's search whose target is not there is told so
+//! without its layers (most that find nothing run out of candidates to
+//! reach, rather than reach their limit).
+//!
+//! A cycle must also remove something: its "on"s are all of one strongly
+//! connected component of the rows (each implies the next), so a
+//! component where no candidate sees an "on" and an "off" of its cycles'
+//! digit spares the cycle searches of all its members (most, with Y
+//! links; X cycles are cheaper than the test).
 //!
 //! Multiple forcing chains (8.0+) follow the same links (X and Y, the
 //! board's) from each candidate of a cell "on", to the end, and compare
