@@ -71,6 +71,11 @@ fn both_of(a: &Bits, b: &Bits) -> Bits {
     std::array::from_fn(|w| a[w] & b[w])
 }
 
+/// What `a` holds and `b` does not.
+fn but_not(a: &Bits, b: &Bits) -> Bits {
+    std::array::from_fn(|w| a[w] & !b[w])
+}
+
 /// The set of the first `n` places.
 fn first_places(n: usize) -> Bits {
     std::array::from_fn(|w| match n.saturating_sub(w * 64) {
@@ -582,7 +587,7 @@ impl Reach {
                     while heads > 0 && meets(&c.heads[heads - 1].1, &back) {
                         heads -= 1;
                     }
-                    let rest = std::array::from_fn(|i| hops[i] & !met[i]);
+                    let rest = but_not(&hops, &met);
                     c.path[path] = (w as u8, rest);
                     path += 1;
                 }
@@ -627,11 +632,11 @@ impl Reach {
                 // The components it reaches are complete; one met already
                 // is in another's closure, with all it implies: each
                 // closure OR-ed in is taken out of those left to reach.
-                let mut rest: Bits = std::array::from_fn(|i| next[i] & !members[i]);
+                let mut rest = but_not(&next, &members);
                 while let Some(w) = take_first(&mut rest) {
                     let j = c.component[w] as usize;
                     or(&mut on, &c.on[j]);
-                    rest = std::array::from_fn(|i| rest[i] & !c.on[j][i]);
+                    rest = but_not(&rest, &c.on[j]);
                     if sets {
                         or(&mut off, &c.off[j]);
                     }
